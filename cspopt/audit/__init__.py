@@ -1,0 +1,12 @@
+"""Independent attacker audits of suppression patterns.
+
+:func:`audit` solves the attacker's LPs for any linear table; :func:`graph_audit` answers the
+exact-disclosure question by graph search on 2-D (network) tables. Neither uses any of
+cspopt's optimisation models, so they can check every pattern cspopt or another tool returns.
+"""
+
+from cspopt.audit.graph import graph_audit
+from cspopt.audit.lp import audit
+from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
+
+__all__ = ["audit", "graph_audit", "AuditResult", "CellAudit", "REQUIREMENTS"]

@@ -1,0 +1,218 @@
+"""Attacker-LP audit: the interval an intruder can deduce for every suppressed cell.
+
+For a pattern ``S`` (sensitive cells included) and each ``k`` in ``S`` the attacker solves
+
+    low_k / high_k = min / max  a_k + d_k
+    s.t.  sum_{i in S} c_ri d_i = 0             for every relation r,
+          lb_i - a_i <= d_i <= ub_i - a_i        for i in S,
+
+where published cells are fixed at their values (``d_i = 0``, so they drop out) and
+``d = y - a`` is the deviation of a completion ``y`` from the true table (Fischetti &
+Salazar-Gonzalez 1999; Smith et al. 2012 eqs 3-7 with ``y = a + y+ - y-``; Castro 2007 eq.
+(3)). Writing it in deviations makes every right-hand side exactly zero, so rounding in the
+published values cannot make the LP infeasible. One HiGHS model serves all ``2|S|`` solves:
+only the objective changes, and the simplex restarts from the previous basis.
+
+Exact disclosure (Almeida & Carvalho 2005 §3) is ``low < a < high`` failing on both sides;
+for nonnegative integer tables (§4) the attacker must find an integer completion at most
+``a - 1`` or at least ``a + 1``, checked with a MIP only when the LP optimum is fractional.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import highspy
+import numpy as np
+
+from cspopt.audit._judge import assemble, judge_cell, resolve_options, tolerance_for
+from cspopt.audit.result import AuditResult
+from cspopt.errors import InputError, SolverError
+
+__all__ = ["audit"]
+
+_MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
+_STATUS = highspy.HighsModelStatus
+_SETTLED = (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible)
+
+
+def audit(
+    table,
+    suppressed: Iterable[int] | np.ndarray = (),
+    *,
+    requirement: str = "auto",
+    integer: bool | None = None,
+    cells: str = "suppressed",
+    tolerance: float = 1e-6,
+) -> AuditResult:
+    """Audit a suppression pattern by solving the attacker's LPs.
+
+    Parameters
+    ----------
+    table : Table
+    suppressed : iterable of int or bool mask
+        Complementary suppressions; the sensitive cells are always added.
+    requirement : {"auto", "exact", "interval"}
+        What a sensitive cell needs (see :mod:`cspopt.audit.result`); ``auto`` picks
+        ``interval`` when any sensitive cell has a positive protection level.
+    integer : bool, optional
+        Judge exact disclosure over integer completions; default for nonnegative integer
+        tables.
+    cells : {"suppressed", "sensitive"}
+        Compute intervals for every suppressed cell (``2|S|`` LPs) or only the sensitive ones.
+    tolerance : float
+        Absolute slack (plus ``1e-9 |a|``) in every comparison with a cell value.
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    PatternError
+        Unknown cell ids, or a suppressed must-publish cell.
+    InputError
+        Invalid options.
+
+    Notes
+    -----
+    The LPs have ``|S|`` columns and one row per relation touching ``S``. Warm-started dual
+    simplex makes each re-solve a few pivots; a 100x100 table with 200 suppressed cells takes
+    well under a second (``cspopt bench audit``).
+    """
+    started = time.perf_counter()
+    requirement, integer = resolve_options(table, requirement, integer)
+    if cells not in ("suppressed", "sensitive"):
+        raise InputError(f"cells must be 'suppressed' or 'sensitive', not {cells!r}")
+    if not tolerance >= 0:
+        raise InputError(f"tolerance must be >= 0, got {tolerance}")
+    mask = table.pattern(suppressed)
+    targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
+    attacker = _AttackerLP(table, mask)
+    results = []
+    for cell in targets.tolist():
+        low, high, can_dec, can_inc = attacker.interval(cell, integer, tolerance)
+        results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
+                                  tolerance))
+    return assemble(table, mask, results, requirement=requirement, integer=integer,
+                    method="lp", num_solves=attacker.num_solves, started=started)
+
+
+class _AttackerLP:
+    """The deviation LP of one pattern, kept in one HiGHS instance across solves."""
+
+    def __init__(self, table, mask: np.ndarray):
+        self.table = table
+        self.columns = np.flatnonzero(mask)
+        self.position = np.full(table.num_cells, -1, dtype=np.int64)
+        self.position[self.columns] = np.arange(self.columns.size)
+        sub = table.relation_matrix[:, self.columns].tocsc()
+        touched = np.unique(sub.indices)
+        sub = sub[touched, :].tocsc()
+        sub.sort_indices()
+        values = table.values[self.columns]
+        self.lower = table.apriori_lower[self.columns] - values
+        self.upper = table.apriori_upper[self.columns] - values
+        self.matrix = sub
+        self.highs = self._new_highs(integer=False)
+        self._mip: highspy.Highs | None = None
+        self.num_solves = 0
+
+    def _new_highs(self, *, integer: bool) -> highspy.Highs:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        if not integer:
+            h.setOptionValue("presolve", "off")  # keeps the basis between objective changes
+        lp = highspy.HighsLp()
+        lp.num_col_ = int(self.columns.size)
+        lp.num_row_ = int(self.matrix.shape[0])
+        lp.col_cost_ = np.zeros(lp.num_col_)
+        lp.col_lower_ = np.where(np.isfinite(self.lower), self.lower, -highspy.kHighsInf)
+        lp.col_upper_ = np.where(np.isfinite(self.upper), self.upper, highspy.kHighsInf)
+        lp.row_lower_ = np.zeros(lp.num_row_)
+        lp.row_upper_ = np.zeros(lp.num_row_)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = self.matrix.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = self.matrix.indices.astype(np.int32)
+        lp.a_matrix_.value_ = self.matrix.data.astype(float)
+        if integer:
+            lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
+        if h.passModel(lp) != highspy.HighsStatus.kOk:
+            raise SolverError("HiGHS rejected the attacker LP")
+        return h
+
+    def _optimise(self, col: int, sense) -> tuple[float, bool]:
+        """Optimal deviation of column ``col`` and whether the optimum point is integral."""
+        h = self.highs
+        h.changeObjectiveSense(sense)
+        h.changeColCost(col, 1.0)
+        h.run()
+        self.num_solves += 1
+        status = h.getModelStatus()
+        if status not in _SETTLED:
+            # a warm start left over from an unbounded solve can end in "Unknown": go cold
+            h.clearSolver()
+            h.run()
+            self.num_solves += 1
+            status = h.getModelStatus()
+        try:
+            if status == _STATUS.kOptimal:
+                x = np.asarray(h.getSolution().col_value)
+                integral = bool(np.all(np.abs(x - np.round(x)) <= 1e-7))
+                return float(x[col]), integral
+            if status in (_STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
+                # d = 0 is always feasible, so "unbounded or infeasible" means unbounded
+                return (-np.inf if sense == _MIN else np.inf), True
+            raise SolverError(f"attacker LP for {self.table.describe(self.columns[col])} ended "
+                              f"with status {h.modelStatusToString(status)}")
+        finally:
+            h.changeColCost(col, 0.0)
+
+    def _integer_step_exists(self, col: int, upward: bool) -> bool:
+        """Is there an integer completion with ``d_col >= 1`` (``upward``) or ``<= -1``?"""
+        if self._mip is None:
+            self._mip = self._new_highs(integer=True)
+        mip = self._mip
+        lo, hi = self.lower[col], self.upper[col]
+        if upward:
+            mip.changeColBounds(col, 1.0, hi if np.isfinite(hi) else highspy.kHighsInf)
+        else:
+            mip.changeColBounds(col, lo if np.isfinite(lo) else -highspy.kHighsInf, -1.0)
+        try:
+            mip.run()
+            self.num_solves += 1
+            status = mip.getModelStatus()
+            if status in (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
+                return True
+            if status == _STATUS.kInfeasible:
+                return False
+            raise SolverError(f"attacker MIP for {self.table.describe(self.columns[col])} "
+                              f"ended with status {mip.modelStatusToString(status)}")
+        finally:
+            mip.changeColBounds(col, lo if np.isfinite(lo) else -highspy.kHighsInf,
+                                hi if np.isfinite(hi) else highspy.kHighsInf)
+
+    def _integer_side(self, col: int, d_opt: float, integral: bool, tol: float, *,
+                      upward: bool) -> bool:
+        """Integer step test from the LP optimum: no LP move means none at all; an integral
+        LP optimum is itself an integer completion (also when unbounded: a rational
+        polyhedron with an integer point has integer points along every recession ray);
+        otherwise ask the MIP."""
+        if (d_opt <= tol) if upward else (d_opt >= -tol):
+            return False
+        return integral or self._integer_step_exists(col, upward=upward)
+
+    def interval(self, cell: int, integer: bool, tolerance: float):
+        """``(low, high, can_decrease, can_increase)`` of ``cell``."""
+        col = int(self.position[cell])
+        a = float(self.table.values[cell])
+        tol = tolerance_for(a, tolerance)
+        d_low, low_integral = self._optimise(col, _MIN)
+        d_high, high_integral = self._optimise(col, _MAX)
+        if integer:
+            can_dec = self._integer_side(col, d_low, low_integral, tol, upward=False)
+            can_inc = self._integer_side(col, d_high, high_integral, tol, upward=True)
+        else:
+            can_dec, can_inc = d_low < -tol, d_high > tol
+        return a + d_low, a + d_high, bool(can_dec), bool(can_inc)

@@ -1,0 +1,186 @@
+"""Command-line interface: ``cspopt info|audit|generate|convert|bench``.
+
+Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
+exposed cell, 2 bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+from cspopt import __version__
+from cspopt.errors import CspoptError, InputError, PatternError
+
+__all__ = ["main"]
+
+log = logging.getLogger("cspopt")
+
+
+def _parse_ids(spec: str) -> list[int]:
+    """Cell ids from ``"4,10,11"``, or from a file of ids separated by commas/whitespace."""
+    path = Path(spec)
+    text = path.read_text() if path.is_file() else spec
+    ids = []
+    for token in text.replace(",", " ").split():
+        try:
+            ids.append(int(token))
+        except ValueError:
+            raise PatternError(f"cell id {token!r} is not an integer") from None
+    return ids
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from cspopt.io import read_table
+
+    table = read_table(args.table)
+    sens = table.sensitive_cells
+    info = {
+        "name": table.name,
+        "cells": table.num_cells,
+        "relations": table.num_relations,
+        "sensitive": int(sens.size),
+        "must_publish": int(table.must_publish.sum()),
+        "nonnegative": table.nonnegative,
+        "integer": table.is_integer,
+        "interval_protection": table.has_interval_protection,
+        "total_cost": float(table.costs.sum()),
+        "structure": _structure(table),
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        for key, value in info.items():
+            print(f"{key:>20}: {value}")
+    return 0
+
+
+def _structure(table) -> str:
+    from cspopt.errors import NotNetworkError
+
+    try:
+        net = table.network()
+    except NotNetworkError:
+        return "general linear (not a network)"
+    if net.side is not None:
+        graph = table.bipartite_graph()
+        return f"2-D ({graph.num_rows} x {graph.num_cols} incl. totals)"
+    return "network"
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from cspopt.audit import audit, graph_audit
+    from cspopt.io import read_table
+
+    table = read_table(args.table)
+    ids = _parse_ids(args.suppress) if args.suppress else []
+    integer = {"auto": None, "yes": True, "no": False}[args.integer]
+    if args.method == "graph":
+        result = graph_audit(table, ids, integer=integer)
+    else:
+        result = audit(table, ids, requirement=args.requirement, integer=integer)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.summary())
+    return 0 if result.protected else 1
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from cspopt import generators
+    from cspopt.io import write_table
+
+    table = generators.generate(args.kind, args.rows, args.cols, seed=args.seed,
+                                costs=args.costs)
+    write_table(table, args.output)
+    log.info("wrote %s", table)
+    print(f"{args.output}: {table}")
+    return 0
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from cspopt.io import read_table, write_table
+
+    table = read_table(args.input)
+    write_table(table, args.output)
+    print(f"{args.output}: {table}")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from cspopt.bench import run_benchmark
+
+    return run_benchmark(args.name, output=args.output, quick=args.quick)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from cspopt.generators import KINDS
+
+    parser = argparse.ArgumentParser(prog="cspopt", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"cspopt {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("info", help="summarise a table")
+    p.add_argument("table", help="JJ, CSV, JSON or tau-ARGUS .tab file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=_cmd_info)
+
+    p = sub.add_parser("audit", help="check a suppression pattern against an attacker")
+    p.add_argument("table")
+    p.add_argument("--suppress", metavar="IDS", default="",
+                   help="0-based cell ids, comma separated, or a file of ids (sensitive cells "
+                        "are always included)")
+    p.add_argument("--requirement", choices=["auto", "exact", "interval"], default="auto")
+    p.add_argument("--method", choices=["lp", "graph"], default="lp",
+                   help="attacker LPs (any table) or graph search (2-D tables, exact only)")
+    p.add_argument("--integer", choices=["auto", "yes", "no"], default="auto",
+                   help="judge exact disclosure over integer completions")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=_cmd_audit)
+
+    p = sub.add_parser("generate", help="write a seeded random instance")
+    p.add_argument("kind", choices=sorted(KINDS))
+    p.add_argument("--rows", type=int, required=True, help="internal rows m")
+    p.add_argument("--cols", type=int, required=True, help="internal columns n")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--costs", choices=["value", "unit", "log"], default="value")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(run=_cmd_generate)
+
+    p = sub.add_parser("convert", help="convert between table formats (by file extension)")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.set_defaults(run=_cmd_convert)
+
+    p = sub.add_parser("bench", help="run a benchmark and write its results table")
+    p.add_argument("name", choices=["audit"])
+    p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
+    p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    p.set_defaults(run=_cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(name)s: %(message)s")
+    try:
+        return args.run(args)
+    except (InputError, CspoptError) as exc:
+        print(f"cspopt {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"cspopt {args.command}: error: {exc.filename or ''}: {exc.strerror}",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

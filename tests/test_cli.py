@@ -1,0 +1,68 @@
+"""The ``cspopt`` command: exit codes, JSON output, one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cspopt.cli import main
+
+from conftest import INSTANCES
+
+EX1 = str(INSTANCES / "ex1.jj")
+
+
+def test_audit_exit_codes_and_json(capsys, tmp_path):
+    assert main(["audit", EX1, "--suppress", "4,10,11"]) == 0
+    assert "PROTECTED" in capsys.readouterr().out
+    assert main(["audit", EX1, "--suppress", "4,10", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["protected"] is False and data["exposed"] == [5]
+    assert {c["cell"] for c in data["cells"]} == {4, 5, 10}
+    ids = tmp_path / "ids.txt"
+    ids.write_text("4\n10 11\n")
+    assert main(["audit", EX1, "--suppress", str(ids), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["protected"] is True
+    assert main(["audit", EX1, "--suppress", "4,10,11", "--method", "graph"]) == 0
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["audit", EX1, "--suppress", "4,99"], "unknown cell id(s) [99]"),
+        (["audit", EX1, "--suppress", "4,x"], "'x' is not an integer"),
+        (["audit", "missing.jj"], "no such file"),
+        (["info", "table.xlsx"], "unknown table format"),
+        (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph"], "not a network"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_info_generate_convert(capsys, tmp_path):
+    assert main(["info", EX1, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["cells"] == 15 and info["sensitive"] == 1 and info["structure"].startswith("2-D")
+    out = tmp_path / "g.jj"
+    assert main(["generate", "class2", "--rows", "8", "--cols", "5", "--seed", "1", "-o",
+                 str(out)]) == 0
+    assert main(["convert", str(out), str(tmp_path / "g.json")]) == 0
+    assert main(["info", str(tmp_path / "g.json")]) == 0
+    capsys.readouterr()
+    assert main(["convert", EX1, str(tmp_path / "ex1.csv")]) == 2  # no labels for tidy CSV
+
+
+def test_console_script_runs_as_a_process():
+    run = subprocess.run([sys.executable, "-m", "cspopt.cli", "audit", EX1, "--suppress", "4"],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "exposed cell 5" in run.stdout
+
+
+def test_bench_audit_quick(tmp_path, capsys):
+    out = tmp_path / "audit.md"
+    assert main(["bench", "audit", "--quick", "-o", str(out)]) == 0
+    assert "all verdicts agree: True" in out.read_text()
