@@ -118,7 +118,8 @@ class AuditResult:
         lines = [
             f"{'PROTECTED' if self.protected else 'NOT PROTECTED'}: {len(self.suppressed)} "
             f"suppressed cells, {sum(c.sensitive for c in self.cells)} sensitive, "
-            f"requirement {self.requirement}{' (integer)' if self.integer else ''}, "
+            f"requirement {self.requirement}"
+            f"{' (integer completions)' if self.integer and self.requirement == 'exact' else ''}, "
             f"{self.method} audit, {self.num_solves} solves in {self.seconds:.3f} s"
         ]
         for c in self.cells:
