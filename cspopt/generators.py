@@ -63,14 +63,19 @@ def gensup_class1(m: int, n: int, *, seed: int = 0, costs: str = "value") -> Tab
     cells may not be suppressed; cost = value. (These rules go back to Fischetti & Salazar
     1999, on the advice of ISTAT.)
     """
+    return _small_values_sensitive(m, n, seed, costs, 499, "class1")
+
+
+def _small_values_sensitive(m, n, seed, costs, max_value, kind) -> Table:
+    """Values U{0..max_value}; internal cells valued 1-4 sensitive, upl = a, lpl = a - 1."""
     _check_size(m, n)
     rng = np.random.default_rng(seed)
-    internal = rng.integers(0, 500, size=(m, n))
+    internal = rng.integers(0, max_value + 1, size=(m, n))
     full = _full(internal)
     sens = np.zeros_like(full, dtype=bool)
     sens[:m, :n] = (internal >= 1) & (internal <= 4)
     return _from_grid(internal, sens, full - 1.0, full.astype(float), zeros_published=True,
-                      costs=costs, name=f"class1-{m}x{n}-s{seed}")
+                      costs=costs, name=f"{kind}-{m}x{n}-s{seed}")
 
 
 def _kelly(m: int, n: int, rng, p_internal: float, p_marginal: float, *, exact_counts: bool):
@@ -119,14 +124,7 @@ def almeida_carvalho_set1(m: int, n: int, *, seed: int = 0, costs: str = "value"
     cells at 20x10, 1602.2 of 39601 at 200x200); ``1..4`` out of ``0..99`` gives 4 %.
     Protection levels as class I (for interval use); cost = value.
     """
-    _check_size(m, n)
-    rng = np.random.default_rng(seed)
-    internal = rng.integers(0, max_value + 1, size=(m, n))
-    full = _full(internal)
-    sens = np.zeros_like(full, dtype=bool)
-    sens[:m, :n] = (internal >= 1) & (internal <= 4)
-    return _from_grid(internal, sens, full - 1.0, full.astype(float), zeros_published=True,
-                      costs=costs, name=f"ac-set1-{m}x{n}-s{seed}")
+    return _small_values_sensitive(m, n, seed, costs, max_value, "ac-set1")
 
 
 def almeida_carvalho_set2(m: int, n: int, *, seed: int = 0, costs: str = "value") -> Table:
