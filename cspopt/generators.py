@@ -78,7 +78,12 @@ def _small_values_sensitive(m, n, seed, costs, max_value, kind) -> Table:
                       costs=costs, name=f"{kind}-{m}x{n}-s{seed}")
 
 
-def _kelly(m: int, n: int, rng, p_internal: float, p_marginal: float, *, exact_counts: bool):
+def _kelly(m: int, n: int, seed: int, costs, p_internal: float, p_marginal: float, *,
+           exact_counts: bool, zeros_published: bool, kind: str) -> Table:
+    """Kelly et al.'s rules: values U{0..1000}, sensitive nonzero internal/marginal cells with
+    the given rates (as exact counts or Bernoulli draws), protection ``ceil(0.15 a)``."""
+    _check_size(m, n)
+    rng = np.random.default_rng(seed)
     internal = rng.integers(0, 1001, size=(m, n))
     full = _full(internal)
     is_marginal = np.zeros_like(full, dtype=bool)
@@ -93,7 +98,8 @@ def _kelly(m: int, n: int, rng, p_internal: float, p_marginal: float, *, exact_c
         else:
             sens.flat[candidates[rng.random(candidates.size) < p]] = True
     protection = np.ceil(0.15 * full)
-    return internal, sens, protection
+    return _from_grid(internal, sens, protection, protection, zeros_published=zeros_published,
+                      costs=costs, name=f"{kind}-{m}x{n}-s{seed}")
 
 
 def gensup_class2(m: int, n: int, *, seed: int = 0, costs: str = "value") -> Table:
@@ -105,11 +111,8 @@ def gensup_class2(m: int, n: int, *, seed: int = 0, costs: str = "value") -> Tab
     Choice: only nonzero cells are drawn as sensitive (a zero cell with 15 % protection needs
     none, and may not be suppressed).
     """
-    _check_size(m, n)
-    rng = np.random.default_rng(seed)
-    internal, sens, prot = _kelly(m, n, rng, 0.2, 0.1, exact_counts=False)
-    return _from_grid(internal, sens, prot, prot, zeros_published=True, costs=costs,
-                      name=f"class2-{m}x{n}-s{seed}")
+    return _kelly(m, n, seed, costs, 0.2, 0.1, exact_counts=False, zeros_published=True,
+                  kind="class2")
 
 
 def almeida_carvalho_set1(m: int, n: int, *, seed: int = 0, costs: str = "value",
@@ -137,11 +140,8 @@ def almeida_carvalho_set2(m: int, n: int, *, seed: int = 0, costs: str = "value"
     reports the same ``p`` for all ten tables of most sizes (24.0 at 50x10, 49.0 at 50x20).
     Zero cells may be suppressed: this set is solved with (P_N).
     """
-    _check_size(m, n)
-    rng = np.random.default_rng(seed)
-    internal, sens, prot = _kelly(m, n, rng, 0.05, 0.025, exact_counts=True)
-    return _from_grid(internal, sens, prot, prot, zeros_published=False, costs=costs,
-                      name=f"ac-set2-{m}x{n}-s{seed}")
+    return _kelly(m, n, seed, costs, 0.05, 0.025, exact_counts=True, zeros_published=False,
+                  kind="ac-set2")
 
 
 def smith_factors(m: int, n: int, *, seed: int = 0, costs: str = "value",
