@@ -1,0 +1,223 @@
+"""Solving (P) and (P_N) to proven optimality: HiGHS (default) or SCIP, matrix or Pyomo route."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Iterable
+
+import highspy
+import numpy as np
+
+from cspopt.audit import audit
+from cspopt.errors import InputError, SolverError
+from cspopt.formulations.instance import ExactInstance, build_instance
+from cspopt.formulations.matrix import MatrixModel, build_matrix
+from cspopt.result import SolveResult, relative_gap
+
+__all__ = ["solve_exact", "choose_model"]
+
+log = logging.getLogger(__name__)
+
+_HS = highspy.HighsModelStatus
+_TERMINATION = {
+    _HS.kOptimal: "optimal", _HS.kTimeLimit: "time_limit", _HS.kInfeasible: "infeasible",
+    _HS.kInterrupt: "interrupted", _HS.kIterationLimit: "iteration_limit",
+    _HS.kSolutionLimit: "interrupted", _HS.kObjectiveBound: "interrupted",
+}
+
+
+def choose_model(table, model: str) -> str:
+    """``auto``: (P_N) for nonnegative integer tables, (P) otherwise (issue #3)."""
+    if model == "auto":
+        return "PN" if table.nonnegative and table.is_integer else "P"
+    if model not in ("P", "PN"):
+        raise InputError(f"model must be 'P', 'PN' or 'auto', not {model!r}")
+    return model
+
+
+def solve_exact(
+    table,
+    *,
+    model: str = "auto",
+    relax: bool = False,
+    solver: str = "highs",
+    route: str = "matrix",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    threads: int | None = None,
+    mip_start: Iterable[int] | None = None,
+    verbose: bool = False,
+    weights=None,
+    publish_totals: bool = False,
+    publish_zeros: bool = False,
+    must_publish=None,
+    tau: float = 0.0,
+    preprocessing: bool = True,
+) -> SolveResult:
+    """Solve (P) or (P_N) of Almeida & Carvalho (2005), or its LP relaxation.
+
+    Parameters
+    ----------
+    table : Table
+        A 2-D (network) table.
+    model : {"auto", "P", "PN"}
+        (P), eqs (1)-(10), for general tables; (P_N), eqs (11)-(17), (21)-(22), (26)-(33),
+        for nonnegative integer tables. ``auto`` picks (P_N) when the table is nonnegative
+        and integer.
+    relax : bool
+        Solve the LP relaxation: a lower bound, no pattern.
+    solver : {"highs", "scip"}
+    route : {"matrix", "pyomo"}
+        Hand the solver a prebuilt sparse matrix (fast) or the Pyomo model.
+    time_limit : float, optional
+        Seconds (HiGHS honours it coarsely).
+    gap : float
+        Relative MIP gap at which to stop.
+    threads : int, optional
+        Solver threads (for HiGHS this setting is process-wide).
+    mip_start : iterable of int, optional
+        A pattern to start from; it must protect every modelled cell.
+    verbose : bool
+        Show the solver log.
+    weights, publish_totals, publish_zeros, must_publish, tau, preprocessing
+        See :func:`cspopt.formulations.instance.build_instance`.
+
+    Returns
+    -------
+    SolveResult
+        Every returned pattern has passed :func:`cspopt.audit` with exact protection, over
+        integer completions for (P_N) and for the general table for (P).
+    """
+    started = time.perf_counter()
+    model = choose_model(table, model)
+    if solver not in ("highs", "scip"):
+        raise InputError(f"solver must be 'highs' or 'scip', not {solver!r}")
+    if route not in ("matrix", "pyomo"):
+        raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise InputError(f"time_limit must be positive, got {time_limit}")
+    if not 0 <= gap < 1:
+        raise InputError(f"gap must be in [0, 1), got {gap}")
+    inst = build_instance(table, model, weights=weights, publish_totals=publish_totals,
+                          publish_zeros=publish_zeros, must_publish=must_publish, tau=tau,
+                          preprocessing=preprocessing)
+    options = dict(time_limit=time_limit, gap=gap, threads=threads, verbose=verbose)
+    t_build = time.perf_counter()
+    if route == "matrix":
+        mm = build_matrix(inst, relax=relax)
+        start = mm.start_vector(mip_start) if mip_start is not None and not relax else None
+        t_build = time.perf_counter() - t_build
+        t_solve = time.perf_counter()
+        if solver == "highs":
+            outcome = _solve_matrix_highs(mm, start, **options)
+        else:
+            from cspopt.formulations.scip import solve_matrix_scip
+            outcome = solve_matrix_scip(mm, start, **options)
+        size = dict(variables=mm.shape[1], constraints=mm.shape[0], nonzeros=mm.matrix.nnz)
+    else:
+        from cspopt.formulations.exact import build_model_from_instance, solve_pyomo
+        pm = build_model_from_instance(inst, relax=relax)
+        t_build = time.perf_counter() - t_build
+        t_solve = time.perf_counter()
+        outcome = solve_pyomo(pm, inst, solver=solver, mip_start=mip_start, **options)
+        size = dict(variables=pm.nvariables(), constraints=pm.nconstraints(), nonzeros=-1)
+    t_solve = time.perf_counter() - t_solve
+    kind = "lp" if relax else "mip"
+    return _finish(inst, outcome, relax=relax, method=f"{kind}({model})/{solver}/{route}",
+                   timings={"build": t_build, "solve": t_solve}, size=size, started=started)
+
+
+def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, timings: dict,
+            size: dict, started: float) -> SolveResult:
+    """Audit the pattern, make the bound honest, and assemble the result."""
+    termination = outcome["termination"]
+    suppressed = tuple(sorted(int(c) for c in outcome.get("suppressed", ())))
+    weights = inst.weights
+    lower = outcome.get("lower_bound", -math.inf)
+    if not relax and math.isfinite(lower) and np.all(
+            weights[inst.candidates] == np.round(weights[inst.candidates])):
+        lower = math.ceil(lower - 1e-6)  # integral weights: the optimum is an integer
+    lower = max(lower, 0.0)
+    if termination == "infeasible":
+        lower = math.inf
+    t_audit = time.perf_counter()
+    result_audit = None
+    if relax or not outcome.get("has_solution", False):
+        objective, status = math.nan, ("bound_only" if relax and termination == "optimal"
+                                       else "infeasible" if termination == "infeasible"
+                                       else "none")
+        suppressed = ()
+    else:
+        objective = float(weights[list(suppressed)].sum()) if suppressed else 0.0
+        result_audit = audit(inst.table, suppressed, requirement="exact",
+                             integer=inst.model == "PN", cells="sensitive")
+        if not result_audit.protected:
+            raise SolverError(f"{method} returned a pattern that exposes cells "
+                              f"{list(result_audit.exposed)}; please report this table")
+        lower = min(lower, objective)
+        status = "optimal" if termination == "optimal" else "feasible"
+    timings["audit"] = time.perf_counter() - t_audit
+    timings["total"] = time.perf_counter() - started
+    if relax:
+        gap_value = math.nan
+        proven = False
+    else:
+        gap_value = relative_gap(objective, lower)
+        proven = status in ("optimal", "feasible") and gap_value <= 1e-9
+    if proven:
+        status = "optimal"
+    return SolveResult(
+        method=method, termination=termination, status=status, suppressed=suppressed,
+        objective=objective, lower_bound=float(lower), gap=gap_value, proven_optimal=proven,
+        proof="mip" if proven else "", model=inst.model,
+        unsafe=tuple(int(c) for c in inst.protected_cells),
+        safe=tuple(int(c) for c in inst.safe_cells), timings=timings, model_size=size,
+        history=tuple(outcome.get("history", ())), audit=result_audit)
+
+
+def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("mip_rel_gap", float(gap))
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    if mm.shape[1] == 0:  # nothing to protect
+        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
+    csc = mm.matrix.tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = int(mm.shape[1]), int(mm.shape[0])
+    lp.col_cost_ = mm.cost
+    lp.col_lower_, lp.col_upper_ = mm.col_lower, mm.col_upper
+    lp.row_lower_ = np.where(np.isfinite(mm.row_lower), mm.row_lower, -highspy.kHighsInf)
+    lp.row_upper_ = np.where(np.isfinite(mm.row_upper), mm.row_upper, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+    lp.a_matrix_.value_ = csc.data.astype(float)
+    if not mm.relax:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        raise SolverError("HiGHS rejected the model")
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = list(map(float, start))
+        sol.value_valid = True
+        h.setSolution(sol)
+    h.run()
+    status = h.getModelStatus()
+    termination = _TERMINATION.get(status)
+    if termination is None:
+        raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    if mm.relax:
+        lower = info.objective_function_value if termination == "optimal" else -math.inf
+        return dict(termination=termination, has_solution=False, lower_bound=lower)
+    suppressed = mm.suppressed(np.asarray(h.getSolution().col_value)) if has_solution else ()
+    lower = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else 0.0
+    return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
+                lower_bound=lower)

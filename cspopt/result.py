@@ -1,0 +1,114 @@
+"""The one result type of every cspopt solve, bound and certify call."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["SolveResult", "TERMINATIONS", "STATUSES", "relative_gap"]
+
+#: why the method stopped
+TERMINATIONS = ("optimal", "time_limit", "gap_limit", "iteration_limit", "infeasible",
+                "interrupted", "error")
+#: what came back
+STATUSES = ("optimal", "feasible", "bound_only", "infeasible", "none")
+
+
+def relative_gap(objective: float, lower_bound: float) -> float:
+    """``(objective - lower_bound) / objective`` (0 when both are 0, inf without a pattern)."""
+    if math.isnan(objective) or math.isinf(objective):
+        return math.inf
+    if objective <= 0:
+        return 0.0 if lower_bound >= objective - 1e-9 else math.inf
+    return max(0.0, (objective - lower_bound) / objective)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Outcome of a solve.
+
+    Attributes
+    ----------
+    method : str
+        What ran, e.g. ``"mip(PN)/highs/matrix"`` or ``"lp(P)/highs/pyomo"``.
+    termination : str
+        Why it stopped (one of :data:`TERMINATIONS`).
+    status : str
+        What came back (one of :data:`STATUSES`): ``bound_only`` for LP relaxations.
+    suppressed : tuple of int
+        Complementary suppressions (0-based cell ids, sensitive cells excluded).
+    objective : float
+        Cost of ``suppressed`` (``nan`` without a pattern).
+    lower_bound : float
+        A valid lower bound on the optimum of the modelled problem.
+    gap : float
+        ``(objective - lower_bound) / objective``.
+    proven_optimal : bool
+    proof : str
+        How optimality was proven (``"mip"``), or ``""``.
+    model : str
+        ``"P"`` or ``"PN"``.
+    unsafe, safe : tuple of int
+        Sensitive cells that needed protection, and those the other sensitive cells already
+        protect (preprocessing).
+    timings : mapping str -> float
+        Seconds per phase (``build``, ``solve``, ``audit``, ``total``).
+    model_size : mapping str -> int
+        ``variables``, ``constraints``, ``nonzeros``.
+    history : tuple of dict
+        Iteration history (``time``, ``lower_bound``, ``upper_bound``, ``gap``) where the method
+        keeps one.
+    audit : AuditResult or None
+        The independent audit of the returned pattern.
+    """
+
+    method: str
+    termination: str
+    status: str
+    suppressed: tuple[int, ...]
+    objective: float
+    lower_bound: float
+    gap: float
+    proven_optimal: bool
+    proof: str
+    model: str
+    unsafe: tuple[int, ...]
+    safe: tuple[int, ...]
+    timings: Mapping[str, float] = field(default_factory=dict)
+    model_size: Mapping[str, int] = field(default_factory=dict)
+    history: tuple[dict, ...] = ()
+    audit: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float):
+            return None if math.isnan(x) else ("inf" if math.isinf(x) else x)
+
+        return {
+            "method": self.method, "model": self.model, "termination": self.termination,
+            "status": self.status, "proven_optimal": self.proven_optimal, "proof": self.proof,
+            "objective": num(self.objective), "lower_bound": num(self.lower_bound),
+            "gap": num(self.gap), "suppressed": list(self.suppressed),
+            "unsafe": list(self.unsafe), "safe": list(self.safe),
+            "timings": dict(self.timings), "model_size": dict(self.model_size),
+            "history": list(self.history),
+            "audit": None if self.audit is None else {
+                "protected": self.audit.protected, "exposed": list(self.audit.exposed)},
+        }
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.method}: {self.termination}, status {self.status}"
+            f"{' (proven optimal)' if self.proven_optimal else ''}",
+            f"  objective {self.objective:g}  lower bound {self.lower_bound:g}  gap "
+            f"{100 * self.gap:.4g} %",
+            f"  unsafe sensitive cells {len(self.unsafe)} (safe by preprocessing "
+            f"{len(self.safe)}); {len(self.suppressed)} complementary suppressions",
+        ]
+        if self.suppressed:
+            lines.append("  suppressed: " + " ".join(map(str, self.suppressed)))
+        if self.audit is not None:
+            lines.append(f"  audit: {'protected' if self.audit.protected else 'EXPOSED'}")
+        lines.append("  time " + ", ".join(f"{k} {v:.3f} s" for k, v in self.timings.items()))
+        return "\n".join(lines)

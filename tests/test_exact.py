@@ -1,0 +1,181 @@
+"""(P) and (P_N): optima equal brute force, both routes agree, every pattern passes the audit."""
+
+import math
+
+import numpy as np
+import pytest
+
+from cspopt import Table, audit, graph_audit
+from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
+from cspopt.formulations import build_instance, solve_exact
+from cspopt.formulations.exact import build_p_model, build_pn_model
+from cspopt.formulations.instance import modelled_table
+from cspopt.generators import almeida_carvalho_set2
+from cspopt.io import read_table
+
+from conftest import INSTANCES
+
+
+def brute_force(table, model, **options):
+    """Cheapest protected pattern over all subsets of the candidate cells (graph audit)."""
+    inst = build_instance(table, model, preprocessing=False, **options)
+    modelled = modelled_table(table, model)
+    cand = inst.candidates
+    masks = np.arange(1 << cand.size)
+    bits = (masks[:, None] >> np.arange(cand.size)) & 1
+    costs = bits @ inst.weights[cand]
+    for i in np.argsort(costs, kind="stable"):
+        pattern = cand[bits[i] == 1]
+        if graph_audit(modelled, pattern).protected:
+            return float(costs[i])
+    return math.inf
+
+
+def tiny_tables(count, seed):
+    rng = np.random.default_rng(seed)
+    made = 0
+    while made < count:
+        m, n = rng.integers(2, 4, size=2)
+        data = rng.integers(0, 5, size=(m, n)) * (rng.random((m, n)) > 0.25)
+        sens = rng.random((m, n)) < 0.25
+        if not sens.any():
+            sens[rng.integers(m), rng.integers(n)] = True
+        if (m + 1) * (n + 1) - sens.sum() > 14:
+            continue
+        weights = "unit" if rng.random() < 0.4 else "value"
+        yield Table.from_array(data, sensitive=sens, costs=weights, name=f"tiny{made}")
+        made += 1
+
+
+def test_mip_optimum_equals_brute_force_on_tiny_tables():
+    for table in tiny_tables(120, seed=3):
+        optimum = {}
+        for model in ("P", "PN"):
+            expected = brute_force(table, model)
+            result = solve_exact(table, model=model)
+            if math.isinf(expected):
+                assert result.termination == "infeasible", table.name
+                continue
+            assert result.proven_optimal and result.objective == pytest.approx(expected), (
+                table.name, model)
+            assert result.lower_bound <= result.objective
+            assert result.audit.protected
+            semantics = modelled_table(table, model)
+            assert audit(semantics, result.suppressed, requirement="exact").protected
+            lp = solve_exact(table, model=model, relax=True)
+            assert lp.lower_bound <= expected + 1e-9
+            optimum[model] = expected
+        if len(optimum) == 2:
+            assert optimum["P"] <= optimum["PN"] + 1e-9  # a P_N-feasible pattern is P-feasible
+
+
+def test_pyomo_and_matrix_routes_agree():
+    tables = [almeida_carvalho_set2(m, n, seed=s, costs=c)
+              for (m, n, s, c) in [(6, 4, 0, "value"), (7, 5, 1, "unit"), (9, 6, 2, "value"),
+                                   (5, 5, 3, "unit")]]
+    tables.append(read_table(INSTANCES / "ex1.jj"))
+    for table in tables:
+        for model in ("P", "PN"):
+            for relax in (True, False):
+                a = solve_exact(table, model=model, relax=relax)
+                b = solve_exact(table, model=model, relax=relax, route="pyomo")
+                assert a.model_size["variables"] == b.model_size["variables"]
+                assert a.model_size["constraints"] == b.model_size["constraints"]
+                assert a.lower_bound == pytest.approx(b.lower_bound, rel=1e-9)
+                if not relax:
+                    assert a.objective == pytest.approx(b.objective)
+                    assert b.audit.protected
+
+
+def test_lp_bounds_are_pinned():
+    """LP bounds of the shipped tables (regression pins; each is <= the brute-force optimum)."""
+    ex1 = read_table(INSTANCES / "ex1.jj")
+    fig3 = read_table(INSTANCES / "ac2005_fig3.jj").replace(costs="unit")
+    assert solve_exact(ex1, model="P", relax=True).lower_bound == pytest.approx(7578)
+    assert solve_exact(ex1, model="PN", relax=True).lower_bound == pytest.approx(7578)
+    assert solve_exact(fig3, model="P", relax=True).lower_bound == pytest.approx(3)
+    assert solve_exact(fig3, model="PN", relax=True).lower_bound == pytest.approx(3)
+    t = almeida_carvalho_set2(9, 6, seed=1)
+    assert solve_exact(t, model="P", relax=True).lower_bound == pytest.approx(699)
+    assert solve_exact(t, model="PN", relax=True).lower_bound == pytest.approx(699)
+
+
+def test_paper_examples_and_auto_model():
+    fig3 = read_table(INSTANCES / "ac2005_fig3.jj")
+    result = solve_exact(fig3)
+    assert result.model == "PN" and result.suppressed == (2, 8, 10) and result.objective == 1
+    ex1 = read_table(INSTANCES / "ex1.jj").replace(costs="value")
+    result = solve_exact(ex1)
+    assert result.suppressed == (4, 10, 11) and result.objective == 1950
+    general = Table.from_array([[1, -2], [3, 4]], sensitive=[[1, 0], [0, 0]])
+    assert solve_exact(general).model == "P"
+
+
+def test_preprocessing_drops_cells_protected_by_sensitive_cells():
+    t = Table.from_array([[5, 6, 9], [7, 8, 9]], sensitive=[[1, 1, 0], [1, 1, 0]])
+    result = solve_exact(t)
+    assert result.safe == (0, 1, 4, 5) and result.unsafe == () and result.suppressed == ()
+    assert result.objective == 0 and result.proven_optimal
+    unsafe = solve_exact(t, preprocessing=False)
+    assert unsafe.objective == 0 and len(unsafe.unsafe) == 4
+
+
+def test_options_publish_totals_zeros_and_must_publish():
+    t = Table.from_array([[3, 0, 5], [2, 4, 6], [1, 7, 8]], sensitive=[[1, 0, 0], [0, 0, 0],
+                                                                     [0, 0, 0]], costs="unit")
+    base = solve_exact(t, model="P")
+    totals = solve_exact(t, model="P", publish_totals=True)
+    assert not set(totals.suppressed) & {3, 7, 11, 12, 13, 14, 15}
+    assert totals.objective >= base.objective and totals.audit.protected
+    zeros = solve_exact(t, model="P", publish_zeros=True)
+    assert 1 not in zeros.suppressed and zeros.audit.protected
+    forbidden = set(base.suppressed)
+    other = solve_exact(t, model="P", must_publish=sorted(forbidden))
+    assert not set(other.suppressed) & forbidden
+    with pytest.raises(InputError):
+        solve_exact(t, must_publish=[0])
+    # one row: with the totals published the column total pins the sensitive cell
+    iso = Table.from_array([[3, 5]], sensitive=[[1, 0]])
+    result = solve_exact(iso, model="PN", publish_totals=True)
+    assert result.termination == "infeasible" and result.status == "infeasible"
+    assert result.lower_bound == math.inf and result.suppressed == ()
+
+
+def test_tau_threshold_keeps_small_cells_off_paths():
+    t = Table.from_array([[9, 1, 8], [7, 6, 9], [8, 9, 7]], sensitive=[[1, 0, 0], [0, 0, 0],
+                                                                     [0, 0, 0]], costs="unit")
+    loose = solve_exact(t, model="PN")
+    tight = solve_exact(t, model="PN", tau=2)
+    assert tight.audit.protected and tight.objective >= loose.objective
+    low = audit(t, tight.suppressed).cell(0)
+    assert low.high - low.low >= 2
+
+
+def test_mip_start_and_bad_options():
+    t = almeida_carvalho_set2(8, 5, seed=4)
+    everything = build_instance(t, "PN").candidates
+    started = solve_exact(t, mip_start=everything)
+    assert started.proven_optimal
+    assert started.objective == solve_exact(t).objective
+    with pytest.raises(InputError, match="does not protect"):
+        solve_exact(t, mip_start=[])
+    for bad in (dict(model="Q"), dict(solver="cplex"), dict(route="x"), dict(time_limit=0),
+                dict(gap=2)):
+        with pytest.raises(InputError):
+            solve_exact(t, **bad)
+    with pytest.raises(InputError):
+        solve_exact(Table.from_array([[1, -2], [3, 4]], sensitive=[[1, 0], [0, 0]]), model="PN")
+    with pytest.raises(NotNetworkError):
+        solve_exact(read_table(INSTANCES / "pp_shadow.jj"))
+    fixed = Table([2.0, 1.0, 1.0], status=["s", "u", "s"], apriori_lower=[0, 1, 0],
+                  apriori_upper=[9, 1, 9], relations=[[(0, -1), (1, 1), (2, 1)]])
+    with pytest.raises(InfeasibleProtectionError):
+        solve_exact(fixed, model="PN")
+
+
+def test_pyomo_builders_carry_equation_numbers():
+    t = read_table(INSTANCES / "ac2005_fig3.jj")
+    p, pn = build_p_model(t), build_pn_model(t, relax=True)
+    assert "(10)" in p.coupling.doc and "(3)" in p.y_ends.doc and "(1)" in p.obj.doc
+    assert "(33)" in pn.coupling.doc and "(26)" in pn.alpha.doc and "(30)" in pn.w_ends.doc
+    assert all(not v.is_binary() for v in pn.x.values())
