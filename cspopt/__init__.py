@@ -7,6 +7,8 @@ writers (:func:`read_table`, :func:`write_table`), the independent attacker audi
 
 from cspopt.audit import AuditResult, CellAudit, audit, graph_audit
 from cspopt.errors import CspoptError
+from cspopt.formulations import solve_exact
+from cspopt.result import SolveResult
 from cspopt.structure import Dimension
 from cspopt.table import CellStatus, Table
 
@@ -14,5 +16,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Table", "CellStatus", "Dimension", "audit", "graph_audit", "AuditResult", "CellAudit",
-    "CspoptError", "__version__",
+    "CspoptError", "solve_exact", "SolveResult", "__version__",
 ]

@@ -66,3 +66,18 @@ def test_bench_audit_quick(tmp_path, capsys):
     out = tmp_path / "audit.md"
     assert main(["bench", "audit", "--quick", "-o", str(out)]) == 0
     assert "all verdicts agree: True" in out.read_text()
+
+
+def test_solve_command(capsys):
+    assert main(["solve", EX1, "--weights", "value", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["suppressed"] == [4, 10, 11] and data["objective"] == 1950
+    assert data["proven_optimal"] is True and data["lower_bound"] == 1950
+    assert data["status"] == "optimal" and data["model"] == "PN"
+    assert main(["solve", EX1, "--model", "P", "--relax", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "bound_only" and data["suppressed"] == []
+    assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo"]) == 0
+    assert "proven optimal" in capsys.readouterr().out
+    assert main(["solve", str(INSTANCES / "pp_shadow.jj")]) == 2
+    assert "2-D tables" in capsys.readouterr().err

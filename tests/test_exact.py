@@ -179,3 +179,19 @@ def test_pyomo_builders_carry_equation_numbers():
     assert "(10)" in p.coupling.doc and "(3)" in p.y_ends.doc and "(1)" in p.obj.doc
     assert "(33)" in pn.coupling.doc and "(26)" in pn.alpha.doc and "(30)" in pn.w_ends.doc
     assert all(not v.is_binary() for v in pn.x.values())
+
+
+@pytest.mark.parametrize("route", ["matrix", "pyomo"])
+def test_scip_agrees_with_highs(route):
+    for seed, costs in ((1, "value"), (2, "unit")):
+        t = almeida_carvalho_set2(10, 6, seed=seed, costs=costs)
+        for model in ("P", "PN"):
+            highs = solve_exact(t, model=model)
+            scip = solve_exact(t, model=model, solver="scip", route=route)
+            assert scip.proven_optimal and scip.objective == pytest.approx(highs.objective)
+            assert scip.audit.protected
+            lp = solve_exact(t, model=model, solver="scip", route=route, relax=True)
+            assert lp.lower_bound == pytest.approx(
+                solve_exact(t, model=model, relax=True).lower_bound, rel=1e-7)
+    start = solve_exact(t, solver="scip", mip_start=build_instance(t, "PN").candidates)
+    assert start.objective == pytest.approx(solve_exact(t).objective)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cspopt.errors import InfeasibleProtectionError, InputError
+from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
 from cspopt.table import Table, cell_costs
 
 __all__ = ["ExactInstance", "build_instance", "preprocess", "MODELS"]
@@ -184,7 +184,10 @@ def build_instance(
     if not tau >= 0:
         raise InputError(f"tau must be >= 0, got {tau}")
     table = modelled_table(table, model)
-    net = table.network()
+    try:
+        net = table.network()
+    except NotNetworkError as exc:
+        raise NotNetworkError(f"(P) and (P_N) are stated on 2-D tables: {exc}") from None
     n = table.num_cells
     weights = table.costs if weights is None else cell_costs(table.values, weights)
     if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
