@@ -133,7 +133,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from cspopt.bench import run_benchmark
 
-    return run_benchmark(args.name, output=args.output, quick=args.quick)
+    return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
+                         time_limit=args.time_limit, max_cells=args.max_cells)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -197,7 +198,11 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_convert)
 
     p = sub.add_parser("bench", help="run a benchmark and write its results table")
-    p.add_argument("name", choices=["audit"])
+    p.add_argument("name", choices=["audit", "exact"])
+    p.add_argument("--tables", type=int, default=10, help="tables per size (exact)")
+    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per table (exact)")
+    p.add_argument("--max-cells", type=int, default=10_201,
+                   help="skip sizes with more cells (exact)")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)

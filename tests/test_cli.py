@@ -81,3 +81,20 @@ def test_solve_command(capsys):
     assert "proven optimal" in capsys.readouterr().out
     assert main(["solve", str(INSTANCES / "pp_shadow.jj")]) == 2
     assert "2-D tables" in capsys.readouterr().err
+
+
+def test_exact_benchmark_smoke():
+    from cspopt.bench import exact_benchmark
+
+    rows = exact_benchmark(tables=1, max_cells=200, sets=("set1",), time_limit=30)
+    assert [(r["m+1"], r["n+1"]) for r in rows] == [(20, 10)]
+    assert rows[0]["solved"] == 1 and rows[0]["up"] <= rows[0]["p"]
+
+
+@pytest.mark.bench
+def test_full_benchmarks(tmp_path):
+    """The full tables (long): python -m pytest -m bench."""
+    from cspopt.bench import run_benchmark
+
+    assert run_benchmark("audit", output=str(tmp_path / "audit.md")) == 0
+    assert run_benchmark("exact", output=str(tmp_path / "exact.md")) == 0
