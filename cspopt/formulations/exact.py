@@ -179,8 +179,8 @@ def build_pn_model(table, *, relax: bool = False, **options) -> pyo.ConcreteMode
     return build_model_from_instance(build_instance(table, "PN", **options), relax=relax)
 
 
-def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, solver: str, time_limit, gap,
-                threads, verbose, mip_start=None) -> dict:
+def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, relax: bool, solver: str,
+                time_limit, gap, threads, verbose, mip_start=None) -> dict:
     """Solve a (possibly user-modified) model with Pyomo's HiGHS or SCIP interface."""
     from pyomo.contrib.solver.common.factory import SolverFactory
     from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
@@ -189,7 +189,6 @@ def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, solver: str, time_
     opt = SolverFactory(name)
     if not opt.available():
         raise SolverError(f"Pyomo's {name} interface is not available")
-    relax = all(not v.is_binary() for v in m.x.values())
     if mip_start is not None:
         chosen = set(int(c) for c in mip_start)
         for c in m.X:

@@ -121,7 +121,8 @@ def solve_exact(
         pm = build_model_from_instance(inst, relax=relax)
         t_build = time.perf_counter() - t_build
         t_solve = time.perf_counter()
-        outcome = solve_pyomo(pm, inst, solver=solver, mip_start=mip_start, **options)
+        outcome = solve_pyomo(pm, inst, relax=relax, solver=solver, mip_start=mip_start,
+                              **options)
         size = dict(variables=pm.nvariables(), constraints=pm.nconstraints(), nonzeros=-1)
     t_solve = time.perf_counter() - t_solve
     kind = "lp" if relax else "mip"
