@@ -62,9 +62,13 @@ def _supply(m, inst: ExactInstance, k: int, up: bool):
 
 
 def declare_eq_path_ends(m: pyo.ConcreteModel, inst: ExactInstance) -> None:
-    """Path ends: one arc leaves the source and one enters the sink.
+    """Path ends: the net flow out of the source and into the sink equals the supply.
 
-    (3)-(4) for (P); (12)-(13) and (30)-(31) for ``K_2``; (14)-(15) for ``K_1``.
+    (3)-(4) for (P); (12)-(13) and (30)-(31) for ``K_2``; (14)-(15) for ``K_1``. The paper
+    counts only the arcs leaving ``j_k`` and entering ``i_k``. Because sensitive cells have no
+    coupling constraint, that lets a 2-cycle on another sensitive cell's two arcs at each end
+    satisfy (3)-(4) with no ``j_k -> i_k`` path at all. cspopt's audit found such patterns,
+    so the rows subtract the arcs entering the source and leaving the sink.
     """
     tail, head = inst.arc_tail, inst.arc_head
 
@@ -72,8 +76,11 @@ def declare_eq_path_ends(m: pyo.ConcreteModel, inst: ExactInstance) -> None:
         def rule(_, k, end):
             source, sink = inst.source_sink(k, up)
             arcs = inst.path_arcs(k)
-            arcs = arcs[tail[arcs] == source] if end == "source" else arcs[head[arcs] == sink]
-            return sum(var[k, int(a)] for a in arcs) == _supply(m, inst, k, up)
+            node = source if end == "source" else sink
+            outward = arcs[tail[arcs] == node] if end == "source" else arcs[head[arcs] == node]
+            inward = arcs[head[arcs] == node] if end == "source" else arcs[tail[arcs] == node]
+            return (sum(var[k, int(a)] for a in outward) - sum(var[k, int(a)] for a in inward)
+                    == _supply(m, inst, k, up))
         return rule
 
     ks_up = [k for k in m.K if inst.needs_up[k]]

@@ -7,8 +7,9 @@ LP bounds and optima.
 
 Columns: ``x`` (one per candidate cell), then per protected cell ``k`` its ``y^k`` block, its
 ``w^k`` block and ``alpha^k``, as present. Rows per path: source (3)/(12)/(14)/(30), sink
-(4)/(13)/(15)/(31), conservation (5)-(6)/(16)-(17)/(21)-(22); then per protected cell the
-coupling (10)/(32)/(33) for every candidate cell its paths can use.
+(4)/(13)/(15)/(31), both as *net* flow (see :mod:`cspopt.formulations.exact`), conservation
+(5)-(6)/(16)-(17)/(21)-(22); then per protected cell the coupling (10)/(32)/(33) for every
+candidate cell its paths can use.
 """
 
 from __future__ import annotations
@@ -153,9 +154,14 @@ def build_matrix(inst: ExactInstance, *, relax: bool = False) -> MatrixModel:
             source, sink = inst.source_sink(p, block.up)
             colidx = block.offset + np.arange(arcs.size)
             tails, heads = inst.arc_tail[arcs], inst.arc_head[arcs]
-            # supply: 1, alpha (y of K_2) or 1 - alpha (w of K_2)
-            for end, mask in ((source, tails == source), (sink, heads == sink)):
-                add(np.full(mask.sum(), num_rows), colidx[mask], 1.0)
+            # net flow out of the source / into the sink equals the supply: 1, alpha (y of
+            # K_2) or 1 - alpha (w of K_2). Counting arcs back into the source (out of the
+            # sink) matters: sensitive cells have no coupling, so a 2-cycle on another
+            # sensitive cell's two arcs would otherwise satisfy (3)-(4) with no path at all.
+            for leaving, entering in ((tails == source, heads == source),
+                                      (heads == sink, tails == sink)):
+                add(np.full(leaving.sum(), num_rows), colidx[leaving], 1.0)
+                add(np.full(entering.sum(), num_rows), colidx[entering], -1.0)
                 if both:
                     add([num_rows], [alpha_col[p]], -1.0 if block.up else 1.0)
                     rhs = 0.0 if block.up else 1.0
