@@ -35,9 +35,9 @@ def tiny_tables(count, seed):
     rng = np.random.default_rng(seed)
     made = 0
     while made < count:
-        m, n = rng.integers(2, 4, size=2)
+        m, n = rng.integers(2, 5, size=2)
         data = rng.integers(0, 5, size=(m, n)) * (rng.random((m, n)) > 0.25)
-        sens = rng.random((m, n)) < 0.25
+        sens = rng.random((m, n)) < rng.uniform(0.15, 0.6)  # dense S_1 stresses path ends
         if not sens.any():
             sens[rng.integers(m), rng.integers(n)] = True
         if (m + 1) * (n + 1) - sens.sum() > 14:
