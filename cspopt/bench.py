@@ -90,7 +90,7 @@ SET2_SIZES = ((50, 10), (50, 20), (50, 30), (50, 40), (50, 50), (60, 20), (60, 4
 
 def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
                     max_variables: int = 20_000_000, sets=("set1", "set2-value", "set2-unit"),
-                    ) -> list[dict]:
+                    on_row=None) -> list[dict]:
     """One row per (data set, size): the paper's columns for the compact MIP.
 
     Sizes with more than ``max_cells`` cells are skipped; a table whose model would exceed
@@ -144,6 +144,8 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
                    "lp_gap_pct": float(np.mean(stats["lp_gap"])) if stats["lp_gap"] else 0.0}
             log.info("exact bench %s", row)
             rows.append(row)
+            if on_row is not None:
+                on_row(rows)
     return rows
 
 
@@ -172,13 +174,21 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
             f"{all(r['agree'] for r in rows)}.\n")
         ok = all(r["agree"] for r in rows)
     elif name == "exact":
+        def render(rows):
+            return _markdown(rows, "Compact MIP on the design of Almeida & Carvalho (2005) "
+                                   "Tables 2-4 (cspopt bench exact)") + (
+                f"\nPer table: time limit {time_limit:g} s, HiGHS, matrix route. `solved` = "
+                "proven optimal; `too_large` = model over 2e7 columns, not built; `lp_gap_pct` "
+                "= mean (optimum - LP bound) / optimum over solved tables.\n")
+
+        def save(rows):  # keep partial results of a long run
+            if output:
+                Path(output).parent.mkdir(parents=True, exist_ok=True)
+                Path(output).write_text(render(rows))
+
         rows = exact_benchmark(tables=2 if quick else tables, time_limit=time_limit,
-                               max_cells=600 if quick else max_cells)
-        text = _markdown(rows, "Compact MIP on the design of Almeida & Carvalho (2005) "
-                               "Tables 2-4 (cspopt bench exact)") + (
-            f"\nPer table: time limit {time_limit:g} s, HiGHS, matrix route. `solved` = proven "
-            "optimal; `too_large` = model over 2e7 columns, not built; `lp_gap_pct` = mean "
-            "(optimum - LP bound) / optimum over solved tables.\n")
+                               max_cells=600 if quick else max_cells, on_row=save)
+        text = render(rows)
         ok = True
     else:
         raise ValueError(f"unknown benchmark {name!r}")
