@@ -6,6 +6,7 @@ writers (:func:`read_table`, :func:`write_table`), the independent attacker audi
 """
 
 from cspopt.audit import AuditResult, CellAudit, audit, graph_audit
+from cspopt.certified import bound, certify, solve
 from cspopt.errors import CspoptError
 from cspopt.formulations import solve_exact
 from cspopt.result import SolveResult
@@ -16,5 +17,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Table", "CellStatus", "Dimension", "audit", "graph_audit", "AuditResult", "CellAudit",
-    "CspoptError", "solve_exact", "SolveResult", "__version__",
+    "CspoptError", "solve", "bound", "certify", "solve_exact", "SolveResult", "__version__",
 ]

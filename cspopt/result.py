@@ -10,7 +10,7 @@ from typing import Any
 __all__ = ["SolveResult", "TERMINATIONS", "STATUSES", "relative_gap"]
 
 #: why the method stopped
-TERMINATIONS = ("optimal", "time_limit", "gap_limit", "iteration_limit", "infeasible",
+TERMINATIONS = ("optimal", "time_limit", "gap_limit", "iteration_limit", "stalled", "infeasible",
                 "interrupted", "error")
 #: what came back
 STATUSES = ("optimal", "feasible", "bound_only", "infeasible", "none")
@@ -62,6 +62,9 @@ class SolveResult:
         keeps one.
     audit : AuditResult or None
         The independent audit of the returned pattern.
+    multipliers : ndarray or None
+        Lagrangian multipliers ``lambda`` (protected cells x candidate cells) of the best
+        bound, for warm-starting the next call; ``None`` for methods without them.
     """
 
     method: str
@@ -80,6 +83,7 @@ class SolveResult:
     model_size: Mapping[str, int] = field(default_factory=dict)
     history: tuple[dict, ...] = ()
     audit: Any = None
+    multipliers: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float):

@@ -120,8 +120,13 @@ def _bfs_path(inst: ExactInstance, arcs: np.ndarray, source: int, sink: int):
     return None
 
 
-def build_matrix(inst: ExactInstance, *, relax: bool = False) -> MatrixModel:
-    """The (P)/(P_N) model of ``inst`` as sparse arrays (``relax`` drops integrality)."""
+def build_matrix(inst: ExactInstance, *, relax: bool = False,
+                 objective_floor: float | None = None) -> MatrixModel:
+    """The (P)/(P_N) model of ``inst`` as sparse arrays (``relax`` drops integrality).
+
+    ``objective_floor`` adds the row ``sum xi x >= floor``: a valid lower bound, such as
+    the Lagrangian one, handed to the MIP (Almeida & Carvalho 2005 §5, last paragraph).
+    """
     nx = inst.candidates.size
     rows, cols, vals = [], [], []
     row_lower, row_upper = [], []
@@ -192,6 +197,11 @@ def build_matrix(inst: ExactInstance, *, relax: bool = False) -> MatrixModel:
             row_lower.extend([-np.inf] * coupled.size)
             row_upper.extend([0.0] * coupled.size)
             num_rows += coupled.size
+    if objective_floor is not None and nx:
+        add(np.full(nx, num_rows), np.arange(nx), inst.weights[inst.candidates])
+        row_lower.append(float(objective_floor))
+        row_upper.append(np.inf)
+        num_rows += 1
     matrix = sp.csr_matrix(
         (np.concatenate(vals) if vals else np.zeros(0),
          (np.concatenate(rows) if rows else np.zeros(0, np.int64),

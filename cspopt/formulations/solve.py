@@ -55,6 +55,8 @@ def solve_exact(
     must_publish=None,
     tau: float = 0.0,
     preprocessing: bool = True,
+    objective_floor: float | None = None,
+    instance: ExactInstance | None = None,
 ) -> SolveResult:
     """Solve (P) or (P_N) of Almeida & Carvalho (2005), or its LP relaxation.
 
@@ -83,6 +85,10 @@ def solve_exact(
         Show the solver log.
     weights, publish_totals, publish_zeros, must_publish, tau, preprocessing
         See :func:`cspopt.formulations.instance.build_instance`.
+    objective_floor : float, optional
+        A known valid lower bound, added as ``sum xi x >= floor`` (matrix route).
+    instance : ExactInstance, optional
+        A prebuilt instance (its options then replace the ones above).
 
     Returns
     -------
@@ -91,7 +97,7 @@ def solve_exact(
         integer completions for (P_N) and for the general table for (P).
     """
     started = time.perf_counter()
-    model = choose_model(table, model)
+    model = instance.model if instance is not None else choose_model(table, model)
     if solver not in ("highs", "scip"):
         raise InputError(f"solver must be 'highs' or 'scip', not {solver!r}")
     if route not in ("matrix", "pyomo"):
@@ -100,13 +106,16 @@ def solve_exact(
         raise InputError(f"time_limit must be positive, got {time_limit}")
     if not 0 <= gap < 1:
         raise InputError(f"gap must be in [0, 1), got {gap}")
-    inst = build_instance(table, model, weights=weights, publish_totals=publish_totals,
-                          publish_zeros=publish_zeros, must_publish=must_publish, tau=tau,
-                          preprocessing=preprocessing)
+    if instance is not None:
+        inst = instance
+    else:
+        inst = build_instance(table, model, weights=weights, publish_totals=publish_totals,
+                              publish_zeros=publish_zeros, must_publish=must_publish, tau=tau,
+                              preprocessing=preprocessing)
     options = dict(time_limit=time_limit, gap=gap, threads=threads, verbose=verbose)
     t_build = time.perf_counter()
     if route == "matrix":
-        mm = build_matrix(inst, relax=relax)
+        mm = build_matrix(inst, relax=relax, objective_floor=objective_floor)
         start = mm.start_vector(mip_start) if mip_start is not None and not relax else None
         t_build = time.perf_counter() - t_build
         t_solve = time.perf_counter()
@@ -119,6 +128,10 @@ def solve_exact(
     else:
         from cspopt.formulations.exact import build_model_from_instance, solve_pyomo
         pm = build_model_from_instance(inst, relax=relax)
+        if objective_floor is not None:
+            import pyomo.environ as pyo
+            pm.lagrangian_floor = pyo.Constraint(expr=pm.obj.expr >= float(objective_floor),
+                                                 doc="known valid lower bound on (1)/(11)")
         t_build = time.perf_counter() - t_build
         t_solve = time.perf_counter()
         outcome = solve_pyomo(pm, inst, relax=relax, solver=solver, mip_start=mip_start,

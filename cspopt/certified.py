@@ -1,0 +1,302 @@
+"""Certified solving, bounding and gap certification (issue #4).
+
+The pipeline follows Almeida & Carvalho (2005) §5:
+
+1. preprocessing drops sensitive cells already protected by other sensitive cells;
+2. the path heuristic gives a first incumbent;
+3. the Lagrangian dual (subgradient, or a stabilised cutting-plane method) raises the lower
+   bound. The embedded heuristic improves the incumbent, and a closed gap makes it
+   *in-proven* optimal;
+4. if a gap remains, the LP relaxation's bound is tried. If a gap still remains, the MIP of
+   (P)/(P_N) runs with the best bound as a constraint and the incumbent as its start. A
+   matching optimum makes the incumbent *out-proven* optimal.
+
+Every incumbent passes the independent audit before it is returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from cspopt.audit import audit
+from cspopt.errors import InputError, SolverError
+from cspopt.formulations.instance import build_instance
+from cspopt.formulations.solve import choose_model, solve_exact
+from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
+from cspopt.result import SolveResult, relative_gap
+
+__all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
+
+log = logging.getLogger(__name__)
+
+METHODS = ("auto", "lagrangian", "mip")
+DUALS = ("subgradient", "cutting-plane")
+
+
+def _instance(table, model, options):
+    model = choose_model(table, model)
+    return build_instance(table, model, **options)
+
+
+def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limit, started,
+              progress) -> LagrangianState:
+    if dual not in DUALS:
+        raise InputError(f"dual must be one of {DUALS}, not {dual!r}")
+    run = subgradient if dual == "subgradient" else cutting_plane
+    return run(oracle, multipliers=multipliers, incumbent=incumbent,
+               max_iterations=max_iterations, time_limit=time_limit, started=started,
+               on_iteration=progress)
+
+
+def _bound_value(inst, value: float) -> float:
+    """Round a bound up when every weight is an integer (the optimum then is one)."""
+    weights = inst.weights[inst.candidates]
+    if math.isfinite(value) and np.all(weights == np.round(weights)):
+        return float(math.ceil(value - 1e-6))
+    return float(value)
+
+
+def _pattern(inst, mask) -> tuple[int, ...]:
+    return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
+
+
+def _checked_audit(inst, suppressed, method):
+    result = audit(inst.table, suppressed, requirement="exact", integer=inst.model == "PN",
+                   cells="sensitive")
+    if not result.protected:
+        raise SolverError(f"{method} produced a pattern exposing cells {list(result.exposed)}; "
+                          "please report this table")
+    return result
+
+
+def solve(
+    table,
+    *,
+    method: str = "auto",
+    model: str = "auto",
+    dual: str = "subgradient",
+    time_limit: float | None = None,
+    max_iterations: int = 200,
+    multipliers: np.ndarray | None = None,
+    solver: str = "highs",
+    gap: float = 1e-6,
+    threads: int | None = None,
+    verbose: bool = False,
+    progress: Callable[[dict], None] | None = None,
+    **options,
+) -> SolveResult:
+    """Solve the exact-disclosure problem with a certificate.
+
+    Parameters
+    ----------
+    table : Table
+        A 2-D (network) table.
+    method : {"auto", "lagrangian", "mip"}
+        ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the compact MIP only
+        (:func:`cspopt.solve_exact`); ``auto``: Lagrangian, then the MIP if a gap remains.
+    model : {"auto", "P", "PN"}
+    dual : {"subgradient", "cutting-plane"}
+        How the Lagrangian dual is maximised.
+    time_limit : float, optional
+        Seconds for the whole call.
+    max_iterations : int
+        Lagrangian iterations.
+    multipliers : ndarray, optional
+        Warm start (``result.multipliers`` of an earlier call on the same instance).
+    progress : callable(dict), optional
+        Called with each history record (``iteration``, ``time``, ``lower_bound``,
+        ``upper_bound``).
+    **options
+        ``weights``, ``publish_totals``, ``publish_zeros``, ``must_publish``, ``tau``,
+        ``preprocessing`` (see :func:`cspopt.formulations.instance.build_instance`).
+
+    Returns
+    -------
+    SolveResult
+        ``proof`` is ``"lagrangian"`` (in-proven), ``"lp"`` (the LP bound met the incumbent),
+        ``"mip"`` (out-proven) or ``""`` (open, with the remaining ``gap``).
+    """
+    started = time.perf_counter()
+    if method not in METHODS:
+        raise InputError(f"method must be one of {METHODS}, not {method!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise InputError(f"time_limit must be positive, got {time_limit}")
+    if not max_iterations >= 1:
+        raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
+    if method == "mip":
+        return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
+                           threads=threads, verbose=verbose, **options)
+    inst = _instance(table, model, options)
+    oracle = PathOracle(inst)
+    weights = inst.weights[inst.candidates]
+    t0 = time.perf_counter()
+    first = path_heuristic(oracle, weights)
+    timings = {"heuristic": time.perf_counter() - t0}
+
+    def on_iteration(state):
+        record = state.history[-1]
+        if progress is not None:
+            progress(record)
+        log.info("iteration %d  LB %.6g  UB %.6g  %.2f s", record["iteration"],
+                 record["lower_bound"], record["upper_bound"], record["time"])
+
+    t0 = time.perf_counter()
+    state = _run_dual(oracle, dual, multipliers=multipliers, incumbent=first,
+                      max_iterations=max_iterations, time_limit=time_limit, started=started,
+                      progress=on_iteration)
+    timings["lagrangian"] = time.perf_counter() - t0
+    history = list(state.history)
+    lower = _bound_value(inst, state.lower_bound)
+    pattern = _pattern(inst, state.incumbent)
+    upper = state.upper_bound
+    method_name = f"lagrangian({inst.model},{dual})"
+    if state.termination == "infeasible":
+        return SolveResult(method_name, "infeasible", "infeasible", (), math.nan, math.inf,
+                           math.inf, False, "", inst.model, tuple(map(int, inst.protected_cells)),
+                           tuple(map(int, inst.safe_cells)), _total(timings, started), {},
+                           tuple(history), None, state.best_multipliers)
+    termination, proof = state.termination, ""
+    if math.isfinite(upper) and upper <= lower + 1e-9:
+        termination, proof = "optimal", "lagrangian"
+    elif method == "auto":
+        # The LP bound first: HiGHS's MIP root can take far longer than the LP alone
+        # (measured: 40 s vs 0.6 s on a 40x20 unit-weight table), and it often closes the gap.
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        if remaining is None or remaining > 0:
+            t0 = time.perf_counter()
+            lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
+            timings["lp"] = time.perf_counter() - t0
+            if lp.status == "bound_only":
+                lower = max(lower, _bound_value(inst, lp.lower_bound))
+                method_name += "+lp"
+                history.append(dict(iteration=len(history) + 1,
+                                    time=time.perf_counter() - started, lower_bound=lower,
+                                    upper_bound=upper, phase="lp"))
+            if math.isfinite(upper) and upper <= lower + 1e-9:
+                termination, proof = "optimal", "lp"
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        if not proof and (remaining is None or remaining > 0):
+            mip = solve_exact(table, instance=inst, solver=solver, gap=gap, threads=threads,
+                              verbose=verbose, time_limit=remaining,
+                              mip_start=pattern if math.isfinite(upper) else None,
+                              objective_floor=lower)
+            timings["mip"] = mip.timings.get("solve", 0.0)
+            method_name += f"+mip/{solver}"
+            if mip.status in ("optimal", "feasible") and mip.objective < upper - 1e-9:
+                pattern, upper = mip.suppressed, mip.objective
+            lower = max(lower, mip.lower_bound if math.isfinite(mip.lower_bound) else lower)
+            termination = mip.termination
+            if math.isfinite(upper) and upper <= lower + 1e-9:
+                termination, proof = "optimal", "mip"
+            history.append(dict(iteration=len(history) + 1, time=time.perf_counter() - started,
+                                lower_bound=lower, upper_bound=upper, phase="mip"))
+            if progress is not None:
+                progress(history[-1])
+    t0 = time.perf_counter()
+    checked = _checked_audit(inst, pattern, method_name) if math.isfinite(upper) else None
+    timings["audit"] = time.perf_counter() - t0
+    objective = float(weights[inst.x_index[list(pattern)]].sum()) if pattern else (
+        0.0 if math.isfinite(upper) else math.nan)
+    gap_value = relative_gap(objective, lower)
+    status = ("optimal" if proof else "feasible") if checked is not None else "none"
+    return SolveResult(
+        method=method_name, termination=termination, status=status, suppressed=pattern,
+        objective=objective, lower_bound=float(min(lower, objective) if checked else lower),
+        gap=gap_value, proven_optimal=bool(proof), proof=proof, model=inst.model,
+        unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)),
+        timings=_total(timings, started),
+        model_size=dict(protected=int(inst.protected_cells.size),
+                        candidates=int(inst.candidates.size), arcs=int(inst.num_arcs),
+                        dijkstra_calls=state.dijkstra_calls,
+                        ms_per_path=round(1000 * state.dijkstra_seconds
+                                          / max(state.dijkstra_calls, 1), 4)),
+        history=tuple(history), audit=checked, multipliers=state.best_multipliers)
+
+
+def _total(timings: dict, started: float) -> dict:
+    timings["total"] = time.perf_counter() - started
+    return timings
+
+
+def bound(
+    table,
+    *,
+    method: str = "lagrangian",
+    model: str = "auto",
+    dual: str = "subgradient",
+    time_limit: float | None = None,
+    max_iterations: int = 200,
+    multipliers: np.ndarray | None = None,
+    **options,
+) -> SolveResult:
+    """A valid lower bound on the optimum: the bound oracle.
+
+    ``method="lagrangian"`` returns the best ``z(lambda)`` found and its multipliers (pass
+    them back as ``multipliers`` to warm-start); ``method="lp"`` solves the LP relaxation.
+    ``status`` is ``bound_only``; no pattern is returned.
+    """
+    if method == "lp":
+        return solve_exact(table, model=model, relax=True, time_limit=time_limit, **options)
+    if method != "lagrangian":
+        raise InputError(f"method must be 'lagrangian' or 'lp', not {method!r}")
+    result = solve(table, method="lagrangian", model=model, dual=dual, time_limit=time_limit,
+                   max_iterations=max_iterations, multipliers=multipliers, **options)
+    return SolveResult(
+        method=result.method, termination=result.termination,
+        status="bound_only" if result.status != "infeasible" else "infeasible",
+        suppressed=(), objective=math.nan, lower_bound=result.lower_bound, gap=math.nan,
+        proven_optimal=False, proof="", model=result.model, unsafe=result.unsafe,
+        safe=result.safe, timings=result.timings, model_size=result.model_size,
+        history=result.history, audit=None, multipliers=result.multipliers)
+
+
+def certify(
+    table,
+    suppressed: Iterable[int],
+    *,
+    model: str = "auto",
+    time_limit: float | None = 30.0,
+    max_iterations: int = 200,
+    **options,
+) -> SolveResult:
+    """Audit an outside pattern and certify its gap to the best bound cspopt can prove.
+
+    Returns a result whose ``suppressed``/``objective`` are the given pattern's, whose
+    ``lower_bound`` is the best of the Lagrangian and LP bounds within the budget, and whose
+    ``audit`` says whether the pattern is safe (``status`` is ``"infeasible"`` if not).
+    """
+    started = time.perf_counter()
+    inst = _instance(table, model, options)
+    mask = table.pattern(suppressed)
+    pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
+    outside = [c for c in pattern if inst.x_index[c] < 0]
+    if outside:
+        raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
+    checked = audit(inst.table, pattern, requirement="exact", integer=inst.model == "PN",
+                    cells="sensitive")
+    objective = float(inst.weights[list(pattern)].sum()) if pattern else 0.0
+    lag = bound(table, model=inst.model, time_limit=time_limit, max_iterations=max_iterations,
+                **options)
+    lower = lag.lower_bound
+    remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
+    if remaining is None or remaining > 0:
+        lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
+        if lp.status == "bound_only":
+            lower = max(lower, _bound_value(inst, lp.lower_bound))
+    if checked.protected:
+        lower = min(lower, objective)
+    proven = checked.protected and objective <= lower + 1e-9
+    return SolveResult(
+        method=f"certify({inst.model})", termination="optimal" if proven else "gap_limit",
+        status=("optimal" if proven else "feasible") if checked.protected else "infeasible",
+        suppressed=pattern, objective=objective, lower_bound=lower,
+        gap=relative_gap(objective, lower) if checked.protected else math.inf,
+        proven_optimal=proven, proof="lagrangian" if proven else "", model=inst.model,
+        unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)),
+        timings={"total": time.perf_counter() - started}, model_size=lag.model_size,
+        history=lag.history, audit=checked, multipliers=lag.multipliers)

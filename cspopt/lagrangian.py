@@ -1,0 +1,585 @@
+"""Lagrangian bounds and the embedded path heuristic for (P) and (P_N).
+
+Relaxing the coupling constraints (10) of (P), or (32)-(33) of (P_N), with multipliers
+``lambda^k_c >= 0`` (Almeida & Carvalho 2005 §3.2, §4.2) gives
+
+    z(lambda) = sum_c min(0, xi_c - sum_k lambda^k_c)  +  sum_k SP_k(lambda^k),
+
+where ``SP_k`` is a shortest path from ``j_k`` to ``i_k`` (and, for ``k in K_2``, the shorter
+of that and the reverse path ``i_k -> j_k``: problem P_N(alpha, mu)). Arc costs are
+``lambda^k_c`` on both arcs of a candidate cell ``c`` and 0 on sensitive cells. Every
+``z(lambda)`` is a lower bound. The best one equals the LP bound of (P) (the subproblems have
+the integrality property), and for (P_N) it is at least the LP bound of (P_N). The dual is
+maximised by subgradient optimisation (Held, Wolfe & Crowder 1974) with the incumbent as
+target and step halving on stalls.
+
+The embedded heuristic (§5, after Carvalho, Dellaert & Osorio 1994) protects the cells one at
+a time along shortest paths. Cells already suppressed cost 0. The first run uses the
+weights; later runs also zero the weights of cells with ``x_c = 1`` in the current Lagrangian
+solution. Each incumbent is cleaned by delete-and-check (Almeida, Schutz & Carvalho 2008
+§5) and audited.
+
+Complexity per iteration: ``|K| + |K_2|`` Dijkstra calls on the table's network
+(``scipy.sparse.csgraph``, costs refilled in CSR order), plus ``O(|K| |candidates|)`` array
+work.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra
+
+from cspopt.errors import InputError
+from cspopt.formulations.instance import ExactInstance
+
+__all__ = ["LagrangianState", "PathOracle", "path_heuristic", "subgradient", "cutting_plane",
+           "dual_ascent", "end_multipliers", "initial_multipliers", "evaluate", "project_capped"]
+
+log = logging.getLogger(__name__)
+
+
+class PathOracle:
+    """Shortest paths on the instance's arcs, one CSR structure for every protected cell.
+
+    Parallel arcs (same end nodes) are collapsed to the cheapest one per call. A cell's own
+    arcs and the arcs the ``tau`` threshold removes cost ``inf`` in its paths.
+    """
+
+    def __init__(self, inst: ExactInstance):
+        self.inst = inst
+        tail, head = inst.arc_tail, inst.arc_head
+        order = np.lexsort((head, tail))
+        pairs = tail[order] * inst.num_nodes + head[order]
+        starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
+        self.order = order
+        self.starts = starts
+        self.parallel = starts.size != order.size
+        self.graph = sp.csr_matrix(
+            (np.zeros(starts.size), head[order][starts], np.searchsorted(
+                tail[order][starts], np.arange(inst.num_nodes + 1))),
+            shape=(inst.num_nodes, inst.num_nodes))
+        self.group = {(int(tail[order][s]), int(head[order][s])): order[s:e]
+                      for s, e in zip(starts, np.r_[starts[1:], order.size])}
+        self.arc_x = inst.x_index[inst.arc_cell]  # -1 on sensitive cells' arcs
+        self.own = [np.flatnonzero(inst.arc_cell == k) for k in inst.protected_cells]
+        self.blocked = ~inst.path_arc_mask
+
+    def arc_costs(self, cell_cost: np.ndarray) -> np.ndarray:
+        """Arc costs from per-candidate costs (0 on sensitive cells, inf where blocked)."""
+        cost = np.where(self.arc_x >= 0, cell_cost[np.maximum(self.arc_x, 0)], 0.0)
+        cost[self.blocked] = np.inf
+        return cost
+
+    def shortest(self, position: int, arc_cost: np.ndarray, up: bool):
+        """``(length, arcs)`` of the cheapest path of a protected cell (``inf``, [] if none)."""
+        cost = arc_cost.copy()
+        cost[self.own[position]] = np.inf
+        sorted_cost = cost[self.order]
+        self.graph.data = (np.minimum.reduceat(sorted_cost, self.starts) if self.parallel
+                           else sorted_cost)
+        source, sink = self.inst.source_sink(position, up)
+        dist, pred = dijkstra(self.graph, directed=True, indices=source,
+                              return_predecessors=True)
+        if not np.isfinite(dist[sink]):
+            return math.inf, []
+        arcs, v = [], sink
+        while v != source:
+            u = int(pred[v])
+            group = self.group[(u, v)]
+            arcs.append(int(group[np.argmin(cost[group])]))
+            v = u
+        return float(dist[sink]), arcs[::-1]
+
+    def distances(self, arc_cost: np.ndarray, source: int, *, limit: float = np.inf):
+        """Shortest distances from ``source`` (``inf`` beyond ``limit``)."""
+        sorted_cost = arc_cost[self.order]
+        self.graph.data = (np.minimum.reduceat(sorted_cost, self.starts) if self.parallel
+                           else sorted_cost)
+        return dijkstra(self.graph, directed=True, indices=source, limit=limit)
+
+    def best(self, position: int, arc_cost: np.ndarray):
+        """The shorter of the modelled paths: (P) one path, (P_N) ``K_2`` either direction."""
+        options = []
+        if self.inst.needs_up[position]:
+            options.append(self.shortest(position, arc_cost, True))
+        if self.inst.needs_down[position]:
+            options.append(self.shortest(position, arc_cost, False))
+        return min(options, key=lambda o: o[0])
+
+
+def path_heuristic(oracle: PathOracle, weights: np.ndarray, *, order=None,
+                   clean: bool = True) -> np.ndarray | None:
+    """Protect the cells one at a time along shortest paths; return the candidate mask.
+
+    ``weights`` are per-candidate path costs (zero for cells to prefer). Cells already in the
+    pattern cost 0 for the next paths. Returns ``None`` when some cell cannot be protected.
+    """
+    inst = oracle.inst
+    chosen = np.zeros(inst.candidates.size, dtype=bool)
+    witness: list[list[int]] = []
+    positions = range(inst.protected_cells.size) if order is None else order
+    for p in positions:
+        length, arcs = oracle.best(p, oracle.arc_costs(np.where(chosen, 0.0, weights)))
+        if not math.isfinite(length):
+            return None
+        xs = oracle.arc_x[arcs]
+        chosen[xs[xs >= 0]] = True
+        witness.append((p, arcs))
+    if clean:
+        _delete_and_check(oracle, chosen, dict(witness))
+    return chosen
+
+
+def _delete_and_check(oracle: PathOracle, chosen: np.ndarray, witness: dict) -> None:
+    """Drop secondaries, most expensive first, while every cell keeps a path.
+
+    Only the cells whose current path uses the dropped cell are re-checked; a re-check looks
+    for a path through suppressed cells only.
+    """
+    inst = oracle.inst
+    weights = inst.weights[inst.candidates]
+    uses: dict[int, set[int]] = {}
+    for p, arcs in witness.items():
+        for x in oracle.arc_x[arcs]:
+            if x >= 0:
+                uses.setdefault(int(x), set()).add(p)
+    for x in sorted(np.flatnonzero(chosen).tolist(), key=lambda i: -weights[i]):
+        chosen[x] = False
+        zero_cost = oracle.arc_costs(np.where(chosen, 0.0, np.inf))
+        replaced = {}
+        for p in uses.get(x, ()):
+            length, arcs = oracle.best(p, zero_cost)
+            if not math.isfinite(length):
+                chosen[x] = True
+                break
+            replaced[p] = arcs
+        else:
+            for p, arcs in replaced.items():
+                for old in oracle.arc_x[witness[p]]:
+                    if old >= 0:
+                        uses[int(old)].discard(p)
+                witness[p] = arcs
+                for new in oracle.arc_x[arcs]:
+                    if new >= 0:
+                        uses.setdefault(int(new), set()).add(p)
+
+
+@dataclass
+class LagrangianState:
+    """What the subgradient loop produced (mutable while it runs)."""
+
+    multipliers: np.ndarray
+    lower_bound: float = -math.inf
+    best_multipliers: np.ndarray | None = None
+    incumbent: np.ndarray | None = None  # candidate mask
+    upper_bound: float = math.inf
+    iterations: int = 0
+    termination: str = "iteration_limit"
+    history: list[dict] = field(default_factory=list)
+    dijkstra_calls: int = 0
+    dijkstra_seconds: float = 0.0
+
+
+def project_capped(lam: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """Project every column of ``lam`` onto ``{v >= 0, sum v <= caps[c]}`` (in place).
+
+    Restricting the dual to ``sum_k lambda^k_c <= xi_c`` loses nothing. Lowering the
+    multipliers of a cell whose sum exceeds its weight by ``delta`` lowers the path terms by
+    at most ``delta``, and raises the x-term by exactly ``delta``. Inside the set ``x = 0``
+    and ``z = sum_k SP_k``, which removes the x-subproblem's oscillation.
+    """
+    np.maximum(lam, 0.0, out=lam)
+    over = np.flatnonzero(lam.sum(axis=0) > caps + 1e-12)
+    if over.size:
+        v = lam[:, over]
+        u = -np.sort(-v, axis=0)
+        css = np.cumsum(u, axis=0) - caps[over]
+        ind = np.arange(1, v.shape[0] + 1)[:, None]
+        rho = np.maximum(np.count_nonzero(u - css / ind > 0, axis=0), 1)  # cap 0 -> all 0
+        tau = css[rho - 1, np.arange(over.size)] / rho
+        lam[:, over] = np.maximum(v - tau, 0.0)
+    return lam
+
+
+def end_multipliers(oracle: PathOracle) -> np.ndarray:
+    """Starting multipliers that price the ends of every path.
+
+    Every path of cell ``k`` leaves its source node and enters its sink node through an arc
+    of some other cell (in a 2-D table: a cell of column ``j_k`` and one of row ``i_k``).
+    Sharing each weight ``xi_c`` equally among the protected cells whose path ends touch ``c``
+    gives ``z >= sum_k`` (cheapest priced cell at the source + at the sink) from the first
+    iteration, and stays inside ``sum_k lambda^k_c <= xi_c``.
+    """
+    inst = oracle.inst
+    num_k, num_x = inst.protected_cells.size, inst.candidates.size
+    touch = np.zeros((num_k, num_x), dtype=bool)
+    cand_arc = oracle.arc_x >= 0
+    for p in range(num_k):
+        source, sink = inst.source_sink(p, bool(inst.needs_up[p]))
+        ends = cand_arc & ((inst.arc_tail == source) | (inst.arc_head == source)
+                           | (inst.arc_tail == sink) | (inst.arc_head == sink))
+        ends[oracle.own[p]] = False
+        touch[p, oracle.arc_x[ends]] = True
+    share = touch.sum(axis=0)
+    weights = inst.weights[inst.candidates]
+    return np.where(touch, weights / np.maximum(share, 1), 0.0)
+
+
+def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000,
+                deadline: float | None = None) -> np.ndarray:
+    """Raise the multipliers cut by cut (Wong 1984's dual ascent, on the path relaxation).
+
+    ``residual_c = xi_c - sum_k lambda^k_c``. For cell ``k`` let ``S`` be the nodes its
+    source reaches through arcs that cannot be priced further (sensitive cells and cells with
+    zero residual). If the sink is outside ``S``, every path leaves ``S`` through a
+    candidate cell with positive residual. Raising ``lambda^k`` on all of them by the smallest
+    residual raises ``SP_k`` by at least that much and saturates a cell. For ``K_2`` both
+    directions' cuts are raised together. The multipliers stay in the capped set and the bound
+    never decreases.
+    """
+    inst = oracle.inst
+    weights = inst.weights[inst.candidates]
+    residual = weights - lam.sum(axis=0)
+    arc_x = oracle.arc_x
+    for _ in range(max_rounds):
+        progressed = False
+        for p in range(inst.protected_cells.size):
+            cut_cells = []
+            for up, needed in ((True, inst.needs_up[p]), (False, inst.needs_down[p])):
+                if not needed:
+                    continue
+                free = np.where(arc_x >= 0, residual[np.maximum(arc_x, 0)] <= 1e-9, True)
+                cost = np.where(free, 0.0, 1.0)
+                cost[oracle.blocked] = np.inf
+                cost[oracle.own[p]] = np.inf
+                source, sink = inst.source_sink(p, up)
+                reach = oracle.distances(cost, source, limit=0.5)
+                inside = np.isfinite(reach)
+                if inside[sink]:
+                    cut_cells = None
+                    break
+                crossing = inside[inst.arc_tail] & ~inside[inst.arc_head] & np.isfinite(cost)
+                cut_cells.append(arc_x[crossing & (arc_x >= 0)])
+            if not cut_cells:
+                continue
+            cells = np.unique(np.concatenate(cut_cells))
+            if cells.size == 0:  # no path at all: evaluate() reports the cell infeasible
+                continue
+            delta = float(residual[cells].min())
+            if delta <= 1e-9:
+                continue
+            lam[p, cells] += delta
+            residual[cells] -= delta
+            progressed = True
+        if not progressed or (deadline is not None and time.perf_counter() > deadline):
+            break
+    return lam
+
+
+def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None = None):
+    """``(sum_k SP_k(lambda^k), paths)``: the Lagrangian value for capped multipliers.
+
+    ``paths[k]`` is ``(length, arcs)`` of cell ``k``'s shortest path (the shorter direction
+    for ``K_2``). Counts Dijkstra calls and time into ``state`` when given.
+    """
+    inst = oracle.inst
+    total, paths = 0.0, []
+    for p in range(inst.protected_cells.size):
+        t0 = time.perf_counter()
+        length, arcs = oracle.best(p, oracle.arc_costs(lam[p]))
+        if state is not None:
+            state.dijkstra_seconds += time.perf_counter() - t0
+            state.dijkstra_calls += int(inst.needs_up[p]) + int(inst.needs_down[p])
+        total += length
+        paths.append((length, arcs))
+    return total, paths
+
+
+def initial_multipliers(oracle: PathOracle, state: LagrangianState | None = None):
+    """The better (by ``z``) of :func:`dual_ascent` from zero and :func:`end_multipliers`.
+
+    Measured: the ascent is strong under value weights, end pricing under unit weights.
+    """
+    inst = oracle.inst
+    zero = np.zeros((inst.protected_cells.size, inst.candidates.size))
+    best = None
+    for lam in (dual_ascent(oracle, zero), end_multipliers(oracle)):
+        z, paths = evaluate(oracle, lam, state)
+        if best is None or z > best[1]:
+            best = (lam, z, paths)
+    return best
+
+
+def _integral(weights: np.ndarray) -> bool:
+    return bool(np.all(weights == np.round(weights)))
+
+
+def subgradient(
+    oracle: PathOracle,
+    *,
+    multipliers: np.ndarray | None = None,
+    incumbent: np.ndarray | None = None,
+    max_iterations: int = 200,
+    time_limit: float | None = None,
+    step: float = 2.0,
+    stall: int = 15,
+    min_step: float = 1e-4,
+    heuristic_every: int = 5,
+    deflection: float = 0.0,
+    on_iteration=None,
+    started: float | None = None,
+) -> LagrangianState:
+    """Maximise the Lagrangian dual by subgradient optimisation.
+
+    Parameters
+    ----------
+    oracle : PathOracle
+    multipliers : ndarray, shape (protected cells, candidates), optional
+        Starting ``lambda`` (a previous call's ``best_multipliers`` warm-starts); default
+        :func:`end_multipliers`.
+    incumbent : ndarray of bool, optional
+        A feasible candidate mask giving the first upper bound (step target).
+    max_iterations, time_limit, step, stall, min_step
+        Stop after ``max_iterations``, at ``time_limit`` seconds, or when the step factor
+        (halved after ``stall`` iterations without a better bound) falls below ``min_step``.
+    heuristic_every : int
+        Rerun the embedded heuristic every so many iterations (0: never).
+    on_iteration : callable(state), optional
+        Called after every iteration (progress display).
+    """
+    inst = oracle.inst
+    started = time.perf_counter() if started is None else started
+    weights = inst.weights[inst.candidates]
+    num_k, num_x = inst.protected_cells.size, inst.candidates.size
+    state = LagrangianState(multipliers=np.zeros((num_k, num_x)))
+    lam = (initial_multipliers(oracle, state)[0] if multipliers is None
+           else np.array(multipliers, dtype=float))
+    if lam.shape == (num_k, num_x):
+        project_capped(lam, weights)
+    if lam.shape != (num_k, num_x):
+        raise InputError(f"multipliers must have shape {(num_k, num_x)}, got {lam.shape}")
+    if np.any(~np.isfinite(lam)) or np.any(lam < 0):
+        raise InputError("multipliers must be finite and >= 0")
+    state.multipliers = lam
+    integral = _integral(weights)
+    if incumbent is not None:
+        state.incumbent = incumbent.copy()
+        state.upper_bound = float(weights[incumbent].sum())
+    theta, since_better = step, 0
+    usage = np.zeros((num_k, num_x))
+    direction = np.zeros((num_k, num_x))
+    while True:
+        t_iter = time.perf_counter()
+        usage[:] = 0.0
+        paths_total, paths = evaluate(oracle, lam, state)
+        if not math.isfinite(paths_total):  # some cell cannot be protected at all
+            state.lower_bound, state.termination = math.inf, "infeasible"
+            return state
+        for p, (_, arcs) in enumerate(paths):
+            xs = oracle.arc_x[arcs]
+            usage[p, xs[xs >= 0]] = 1.0
+        reduced = weights - lam.sum(axis=0)
+        x = reduced < 0
+        z = float(reduced[x].sum() + paths_total)
+        state.iterations += 1
+        if z > state.lower_bound + 1e-9:
+            state.lower_bound, state.best_multipliers = z, lam.copy()
+            since_better = 0
+        else:
+            since_better += 1
+        if heuristic_every and (state.iterations == 1 or
+                                state.iterations % heuristic_every == 0):
+            candidate = path_heuristic(oracle, np.where(x | usage.any(axis=0), 0.0, weights))
+            if candidate is not None:
+                cost = float(weights[candidate].sum())
+                if cost < state.upper_bound - 1e-9:
+                    state.incumbent, state.upper_bound = candidate, cost
+        bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
+        elapsed = time.perf_counter() - started
+        state.history.append(dict(iteration=state.iterations, time=elapsed,
+                                  lower_bound=state.lower_bound, upper_bound=state.upper_bound,
+                                  step=theta, ms=1000 * (time.perf_counter() - t_iter)))
+        if on_iteration is not None:
+            on_iteration(state)
+        if state.upper_bound <= bound + 1e-9:
+            state.termination = "optimal"
+            break
+        g = usage - x[None, :].astype(float)
+        if deflection:  # Camerini, Fratta & Maffioli (1975): damp the zig-zag
+            g = g + deflection * direction
+            direction = g
+        norm = float((g * g).sum())
+        if norm == 0.0:  # the relaxed solution is feasible and complementary
+            state.termination = "optimal" if state.upper_bound <= z + 1e-9 else "stalled"
+            break
+        if state.iterations >= max_iterations:
+            state.termination = "iteration_limit"
+            break
+        if time_limit is not None and elapsed >= time_limit:
+            state.termination = "time_limit"
+            break
+        if since_better >= stall:
+            theta /= 2.0
+            since_better = 0
+            if theta < min_step:
+                state.termination = "stalled"
+                break
+        target = state.upper_bound if math.isfinite(state.upper_bound) else 1.05 * max(z, 1.0)
+        lam = project_capped(lam + theta * max(target - z, 1e-9) / norm * g, weights)
+        state.multipliers = lam
+    if state.best_multipliers is None:
+        state.best_multipliers = lam.copy()
+    return state
+
+
+def cutting_plane(
+    oracle: PathOracle,
+    *,
+    multipliers: np.ndarray | None = None,
+    incumbent: np.ndarray | None = None,
+    max_iterations: int = 200,
+    time_limit: float | None = None,
+    smoothing: float = 0.7,
+    heuristic_every: int = 5,
+    on_iteration=None,
+    started: float | None = None,
+) -> LagrangianState:
+    """Maximise the same Lagrangian dual by a stabilised cutting-plane method.
+
+    The master LP is the Dantzig-Wolfe restricted master over the paths found so far:
+
+        min sum_c xi_c x_c   s.t.  sum_P f^k_P = 1 (k),   sum_{P ni c} f^k_P - x_c <= 0 (k, c),
+                                   f, x >= 0.
+
+    Its coupling duals ``lambda_m`` satisfy ``sum_k lambda^k_c <= xi_c`` (``x`` has no upper
+    bound). Plain Kelley pricing at ``lambda_m`` leaves unexplored cells at price 0 and gives
+    weak bounds, so the pricing point is smoothed (Wentges 1997):
+    ``lambda = smoothing * center + (1 - smoothing) * lambda_m``. The center is the best
+    multipliers so far, starting from the better of :func:`dual_ascent` and
+    :func:`end_multipliers`. Every pricing point is in the capped set, so each ``z(lambda)``
+    (one shortest path per cell and direction) is a valid bound. When no path prices out at
+    the smoothed point, pricing at ``lambda_m`` itself decides: no new path means
+    ``z(lambda_m)`` equals the master value, i.e. the LP bound of (P), or the optimum of the
+    P_N(alpha, mu) dual for (P_N).
+    """
+    import highspy
+
+    inst = oracle.inst
+    started = time.perf_counter() if started is None else started
+    weights = inst.weights[inst.candidates]
+    num_k, num_x = inst.protected_cells.size, inst.candidates.size
+    integral = _integral(weights)
+    state = LagrangianState(multipliers=np.zeros((num_k, num_x)))
+    if incumbent is not None:
+        state.incumbent = incumbent.copy()
+        state.upper_bound = float(weights[incumbent].sum())
+    if multipliers is not None:
+        center = project_capped(np.array(multipliers, dtype=float), weights)
+        z0, center_paths = evaluate(oracle, center, state)
+    else:
+        center, z0, center_paths = initial_multipliers(oracle, state)
+    if not math.isfinite(z0):
+        state.lower_bound, state.termination = math.inf, "infeasible"
+        return state
+    state.lower_bound, state.best_multipliers = z0, center.copy()
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    inf = highspy.kHighsInf
+    for _ in range(num_k):  # convexity rows 0..K-1
+        h.addRow(1.0, 1.0, 0, np.array([], np.int32), np.array([]))
+    x_col: dict[int, int] = {}
+    coupling_row: dict[tuple[int, int], int] = {}
+    counts = {"rows": num_k, "cols": 0}
+
+    def add_path(p: int, arcs: list[int]) -> None:
+        xs = sorted({int(x) for x in oracle.arc_x[arcs] if x >= 0})
+        rows = [p]
+        for x in xs:
+            if x not in x_col:
+                h.addCol(float(weights[x]), 0.0, inf, 0, np.array([], np.int32), np.array([]))
+                x_col[x] = counts["cols"]
+                counts["cols"] += 1
+            if (p, x) not in coupling_row:
+                h.addRow(-inf, 0.0, 1, np.array([x_col[x]], np.int32), np.array([-1.0]))
+                coupling_row[p, x] = counts["rows"]
+                counts["rows"] += 1
+            rows.append(coupling_row[p, x])
+        h.addCol(0.0, 0.0, inf, len(rows), np.array(rows, np.int32), np.ones(len(rows)))
+        counts["cols"] += 1
+
+    base = oracle.arc_costs(weights)
+    for p in range(num_k):  # the master starts feasible: the cheapest path under the weights
+        add_path(p, oracle.best(p, base)[1])
+        add_path(p, center_paths[p][1])
+
+    lam_m = np.zeros((num_k, num_x))
+    while True:
+        t_iter = time.perf_counter()
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError("cutting-plane master ended "
+                               + h.modelStatusToString(h.getModelStatus()))
+        duals = np.asarray(h.getSolution().row_dual)
+        lam_m[:] = 0.0
+        for (p, x), r in coupling_row.items():
+            lam_m[p, x] = max(0.0, -duals[r])
+        project_capped(lam_m, weights)  # guards against dual round-off above xi
+        pi = duals[:num_k]
+        master = h.getInfo().objective_function_value
+
+        def improving(paths, lam):
+            return [(p, arcs) for p, (length, arcs) in enumerate(paths)
+                    if np.isfinite(length) and lam_m[p][np.maximum(oracle.arc_x[arcs], 0)][
+                        oracle.arc_x[arcs] >= 0].sum() < pi[p] - 1e-9 * max(1.0, abs(pi[p]))]
+
+        lam = smoothing * center + (1.0 - smoothing) * lam_m
+        z, paths = evaluate(oracle, lam, state)
+        if z > state.lower_bound + 1e-9:
+            center, state.lower_bound, state.best_multipliers = lam, z, lam.copy()
+        new = improving(paths, lam)
+        if not new:  # mis-pricing at the smoothed point: price the master duals themselves
+            z, paths = evaluate(oracle, lam_m, state)
+            if z > state.lower_bound + 1e-9:
+                center, state.lower_bound, state.best_multipliers = lam_m.copy(), z, lam_m.copy()
+            new = improving(paths, lam_m)
+        state.iterations += 1
+        state.multipliers = lam
+        if heuristic_every and (state.iterations == 1 or state.iterations % heuristic_every == 0):
+            support = np.zeros(num_x, dtype=bool)
+            sol = np.asarray(h.getSolution().col_value)
+            for x, c in x_col.items():
+                support[x] = sol[c] > 1e-6
+            candidate = path_heuristic(oracle, np.where(support, 0.0, weights))
+            if candidate is not None:
+                cost = float(weights[candidate].sum())
+                if cost < state.upper_bound - 1e-9:
+                    state.incumbent, state.upper_bound = candidate, cost
+        bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
+        elapsed = time.perf_counter() - started
+        state.history.append(dict(iteration=state.iterations, time=elapsed,
+                                  lower_bound=state.lower_bound, upper_bound=state.upper_bound,
+                                  master=master, ms=1000 * (time.perf_counter() - t_iter)))
+        if on_iteration is not None:
+            on_iteration(state)
+        if state.upper_bound <= bound + 1e-9:
+            state.termination = "optimal"
+            break
+        if not new:
+            state.termination = "stalled"  # the dual is solved: z = master = LP bound
+            break
+        if state.iterations >= max_iterations:
+            state.termination = "iteration_limit"
+            break
+        if time_limit is not None and elapsed >= time_limit:
+            state.termination = "time_limit"
+            break
+        for p, arcs in new:
+            add_path(p, arcs)
+    return state

@@ -1,0 +1,127 @@
+"""Lagrangian bounds, the embedded heuristic and the certified pipeline, checked as proofs."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cspopt
+from cspopt import Table, audit
+from cspopt.errors import InputError
+from cspopt.formulations import build_instance, solve_exact
+from cspopt.formulations.instance import modelled_table
+from cspopt.generators import almeida_carvalho_set1, almeida_carvalho_set2
+from cspopt.io import read_table
+from cspopt.lagrangian import (PathOracle, cutting_plane, evaluate, path_heuristic,
+                               project_capped, subgradient)
+
+from conftest import INSTANCES
+from test_exact import brute_force, tiny_tables
+
+
+def family():
+    for seed in range(4):
+        for costs in ("value", "unit"):
+            yield almeida_carvalho_set2(11 + seed, 7, seed=seed, costs=costs)
+    yield almeida_carvalho_set1(14, 9, seed=5)
+
+
+@pytest.mark.parametrize("model", ["P", "PN"])
+def test_bounds_are_valid_and_incumbents_safe(model):
+    for table in family():
+        inst = build_instance(table, model)
+        oracle = PathOracle(inst)
+        optimum = solve_exact(table, model=model)
+        assert optimum.proven_optimal
+        lp = solve_exact(table, model=model, relax=True).lower_bound
+        first = path_heuristic(oracle, inst.weights[inst.candidates])
+        for run in (subgradient, cutting_plane):
+            state = run(oracle, incumbent=first, max_iterations=60)
+            assert state.lower_bound <= optimum.objective + 1e-6, (table.name, run.__name__)
+            if model == "P":  # the dual optimum of (P_lambda) is the LP bound of (P)
+                assert state.lower_bound <= lp + 1e-6
+            # every recorded bound is z(lambda) of capped multipliers: re-evaluate the best
+            z, _ = evaluate(oracle, state.best_multipliers)
+            assert z == pytest.approx(state.lower_bound, rel=1e-9, abs=1e-9)
+            assert np.all(state.best_multipliers.sum(axis=0)
+                          <= inst.weights[inst.candidates] + 1e-9)
+            pattern = inst.candidates[state.incumbent]
+            assert state.upper_bound == pytest.approx(inst.weights[pattern].sum())
+            assert audit(inst.table, pattern, requirement="exact",
+                         integer=model == "PN").protected
+
+
+def test_certified_solve_matches_brute_force_on_tiny_tables():
+    for table in tiny_tables(60, seed=11):
+        for model in ("P", "PN"):
+            expected = brute_force(table, model)
+            result = cspopt.solve(table, model=model)
+            if math.isinf(expected):
+                assert result.status == "infeasible"
+                continue
+            assert result.proven_optimal and result.objective == pytest.approx(expected)
+            assert result.proof in ("lagrangian", "lp", "mip")
+            assert result.lower_bound <= expected + 1e-9 and result.audit.protected
+
+
+def test_pipeline_proves_seeded_family_and_reports_history():
+    for table in family():
+        result = cspopt.solve(table, time_limit=120)
+        assert result.proven_optimal, table.name
+        assert result.objective == pytest.approx(solve_exact(table).objective)
+        assert result.history and all(
+            h["lower_bound"] <= result.objective + 1e-6 for h in result.history)
+        assert result.audit.protected and result.model_size["dijkstra_calls"] > 0
+        assert result.multipliers is not None
+
+
+def test_lagrangian_alone_in_proves_ex1():
+    t = read_table(INSTANCES / "ex1.jj").replace(costs="value")
+    result = cspopt.solve(t, method="lagrangian")
+    assert result.proof == "lagrangian" and result.suppressed == (4, 10, 11)
+    assert result.objective == result.lower_bound == 1950
+
+
+def test_bound_oracle_and_warm_start():
+    t = almeida_carvalho_set2(19, 9, seed=3)
+    optimum = solve_exact(t).objective
+    cold = cspopt.bound(t, max_iterations=20)
+    assert cold.status == "bound_only" and cold.suppressed == () and math.isnan(cold.objective)
+    assert cold.lower_bound <= optimum
+    warm = cspopt.bound(t, max_iterations=20, multipliers=cold.multipliers)
+    assert cold.lower_bound - 1e-9 <= warm.lower_bound <= optimum
+    lp = cspopt.bound(t, method="lp")
+    assert lp.lower_bound <= optimum
+    with pytest.raises(InputError):
+        cspopt.bound(t, multipliers=np.ones((2, 2)))
+    with pytest.raises(InputError):
+        cspopt.bound(t, method="volume")
+
+
+def test_certify_outside_patterns():
+    t = read_table(INSTANCES / "ex1.jj").replace(costs="value")
+    best = cspopt.certify(t, [4, 10, 11])
+    assert best.proven_optimal and best.gap == 0 and best.audit.protected
+    worse = cspopt.certify(t, [4, 10, 11, 14])
+    assert worse.audit.protected and not worse.proven_optimal
+    assert worse.objective == 1950 + 793 and worse.lower_bound == 1950
+    assert worse.gap == pytest.approx(793 / 2743)
+    unsafe = cspopt.certify(t, [4, 10])
+    assert unsafe.status == "infeasible" and unsafe.audit.exposed == (5,)
+    assert unsafe.lower_bound <= 1950
+
+
+def test_project_capped():
+    lam = np.array([[3.0, -1.0, 0.5], [3.0, 2.0, 0.5]])
+    project_capped(lam, np.array([2.0, 5.0, 0.0]))
+    np.testing.assert_allclose(lam, [[1.0, 0.0, 0.0], [1.0, 2.0, 0.0]])
+
+
+def test_solve_options_are_validated():
+    t = almeida_carvalho_set2(8, 5, seed=1)
+    for bad in (dict(method="cplex"), dict(time_limit=-1), dict(max_iterations=0),
+                dict(dual="newton")):
+        with pytest.raises(InputError):
+            cspopt.solve(t, **bad)
+    iso = Table.from_array([[3, 5]], sensitive=[[1, 0]])
+    assert cspopt.solve(iso, publish_totals=True).status == "infeasible"
