@@ -142,7 +142,7 @@ def solve(
         record = state.history[-1]
         if progress is not None:
             progress(record)
-        log.info("iteration %d  LB %.6g  UB %.6g  %.2f s", record["iteration"],
+        log.debug("iteration %d  LB %.6g  UB %.6g  %.2f s", record["iteration"],
                  record["lower_bound"], record["upper_bound"], record["time"])
 
     t0 = time.perf_counter()

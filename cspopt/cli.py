@@ -1,4 +1,4 @@
-"""Command-line interface: ``cspopt info|audit|solve|generate|convert|bench``.
+"""Command-line interface: ``cspopt info|audit|solve|bound|certify|generate|convert|bench``.
 
 Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
 exposed cell, 2 bad input (one line on stderr, no traceback).
@@ -91,22 +91,83 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if result.protected else 1
 
 
+def _solve_options(args: argparse.Namespace) -> dict:
+    return dict(model=args.model, weights=args.weights, publish_totals=args.publish_totals,
+                publish_zeros=args.publish_zeros, tau=args.tau)
+
+
+def _progress_printer(enabled: bool):
+    """A live ``LB / UB / gap / time`` line on stderr (only on a terminal, or with -v)."""
+    if not enabled:
+        return None
+
+    def show(record: dict) -> None:
+        lb, ub = record["lower_bound"], record["upper_bound"]
+        gap = (ub - lb) / ub * 100 if ub not in (0, float("inf")) else float("nan")
+        phase = record.get("phase", f"it {record['iteration']}")
+        print(f"\r  {phase:>8}  LB {lb:12.6g}  UB {ub:12.6g}  gap {gap:7.3f} %  "
+              f"{record['time']:8.2f} s", end="", file=sys.stderr, flush=True)
+    return show
+
+
+def _print_result(result, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.summary())
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
+    import cspopt
     from cspopt.formulations import solve_exact
     from cspopt.io import read_table
 
     table = read_table(args.table)
-    result = solve_exact(
-        table, model=args.model, relax=args.relax, solver=args.solver, route=args.route,
-        time_limit=args.time_limit, gap=args.gap, threads=args.threads, verbose=args.verbose,
-        weights=args.weights, publish_totals=args.publish_totals,
-        publish_zeros=args.publish_zeros, tau=args.tau,
-        mip_start=_parse_ids(args.start) if args.start else None)
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+    start = _parse_ids(args.start) if args.start else None
+    if args.relax or args.method == "mip":
+        result = solve_exact(
+            table, relax=args.relax, solver=args.solver, route=args.route,
+            time_limit=args.time_limit, gap=args.gap, threads=args.threads,
+            verbose=args.verbose, mip_start=start, **_solve_options(args))
     else:
-        print(result.summary())
+        if start is not None:
+            raise PatternError("--start applies to --method mip")
+        progress = _progress_printer(sys.stderr.isatty() or args.verbose)
+        result = cspopt.solve(
+            table, method=args.method, dual=args.dual, solver=args.solver,
+            time_limit=args.time_limit, max_iterations=args.iterations, gap=args.gap,
+            threads=args.threads, progress=progress, **_solve_options(args))
+        if progress is not None:
+            print(file=sys.stderr)
+    if args.plot:
+        from cspopt.plot import plot_bounds
+        plot_bounds(result, args.plot)
+    _print_result(result, args.json)
     return 0 if result.status in ("optimal", "feasible", "bound_only") else 1
+
+
+def _cmd_bound(args: argparse.Namespace) -> int:
+    import cspopt
+    from cspopt.io import read_table
+
+    table = read_table(args.table)
+    result = cspopt.bound(table, method=args.method, dual=args.dual,
+                          time_limit=args.time_limit, max_iterations=args.iterations,
+                          **_solve_options(args)) if args.method == "lagrangian" else \
+        cspopt.bound(table, method="lp", time_limit=args.time_limit, **_solve_options(args))
+    _print_result(result, args.json)
+    return 0 if result.status == "bound_only" else 1
+
+
+def _cmd_certify(args: argparse.Namespace) -> int:
+    import cspopt
+    from cspopt.io import read_table
+
+    table = read_table(args.table)
+    result = cspopt.certify(table, _parse_ids(args.suppress), time_limit=args.time_limit,
+                            max_iterations=args.iterations, **_solve_options(args))
+    _print_result(result, args.json)
+    return 0 if result.audit.protected else 1
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -163,25 +224,47 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)
 
+    def model_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--model", choices=["auto", "P", "PN"], default="auto",
+                       help="(P) general tables, (P_N) nonnegative integer tables "
+                            "(Almeida & Carvalho 2005); auto picks by the table")
+        p.add_argument("--weights", choices=["value", "unit", "log"],
+                       help="suppression weights (default: the table's costs)")
+        p.add_argument("--publish-totals", action="store_true", help="never suppress totals")
+        p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
+        p.add_argument("--tau", type=float, default=0.0, help="protection width threshold (§6)")
+        p.add_argument("--time-limit", type=float, metavar="S")
+        p.add_argument("--iterations", type=int, default=200, help="Lagrangian iterations")
+        p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("solve", help="optimal complementary suppressions (exact disclosure)")
     p.add_argument("table")
-    p.add_argument("--model", choices=["auto", "P", "PN"], default="auto",
-                   help="(P) general tables, (P_N) nonnegative integer tables "
-                        "(Almeida & Carvalho 2005); auto picks by the table")
+    model_options(p)
+    p.add_argument("--method", choices=["auto", "lagrangian", "mip"], default="auto",
+                   help="auto: heuristic + Lagrangian, then LP and MIP if a gap remains")
+    p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default="highs")
-    p.add_argument("--route", choices=["matrix", "pyomo"], default="matrix")
-    p.add_argument("--time-limit", type=float, metavar="S")
+    p.add_argument("--route", choices=["matrix", "pyomo"], default="matrix",
+                   help="how --method mip hands the model to the solver")
     p.add_argument("--gap", type=float, default=1e-6, help="relative MIP gap to stop at")
     p.add_argument("--threads", type=int)
-    p.add_argument("--weights", choices=["value", "unit", "log"],
-                   help="suppression weights (default: the table's costs)")
-    p.add_argument("--publish-totals", action="store_true", help="never suppress totals")
-    p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
-    p.add_argument("--tau", type=float, default=0.0, help="protection width threshold (§6)")
-    p.add_argument("--start", metavar="IDS", help="a pattern to start the MIP from")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--start", metavar="IDS", help="a pattern to start --method mip from")
+    p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
     p.set_defaults(run=_cmd_solve)
+
+    p = sub.add_parser("bound", help="a valid lower bound (the bound oracle)")
+    p.add_argument("table")
+    model_options(p)
+    p.add_argument("--method", choices=["lagrangian", "lp"], default="lagrangian")
+    p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
+    p.set_defaults(run=_cmd_bound)
+
+    p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")
+    p.add_argument("table")
+    p.add_argument("--suppress", metavar="IDS", required=True)
+    model_options(p)
+    p.set_defaults(run=_cmd_certify, time_limit=30.0)
 
     p = sub.add_parser("generate", help="write a seeded random instance")
     p.add_argument("kind", choices=sorted(KINDS))
@@ -219,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, CspoptError) as exc:
         print(f"cspopt {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. head
+        return 0
     except OSError as exc:
         print(f"cspopt {args.command}: error: {exc.filename or ''}: {exc.strerror}",
               file=sys.stderr)

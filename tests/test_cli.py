@@ -77,7 +77,7 @@ def test_solve_command(capsys):
     assert main(["solve", EX1, "--model", "P", "--relax", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "bound_only" and data["suppressed"] == []
-    assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo"]) == 0
+    assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo", "--method", "mip"]) == 0
     assert "proven optimal" in capsys.readouterr().out
     assert main(["solve", str(INSTANCES / "pp_shadow.jj")]) == 2
     assert "2-D tables" in capsys.readouterr().err
@@ -98,3 +98,24 @@ def test_full_benchmarks(tmp_path):
 
     assert run_benchmark("audit", output=str(tmp_path / "audit.md")) == 0
     assert run_benchmark("exact", output=str(tmp_path / "exact.md")) == 0
+
+
+def test_solve_methods_plot_bound_certify(capsys, tmp_path):
+    plot = tmp_path / "bounds.png"
+    assert main(["solve", EX1, "--weights", "value", "--method", "lagrangian", "--json",
+                 "--plot", str(plot)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["proof"] == "lagrangian" and data["suppressed"] == [4, 10, 11]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["bound", EX1, "--weights", "value", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "bound_only" and data["lower_bound"] == 1950
+    assert main(["bound", EX1, "--weights", "value", "--method", "lp", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
+    assert main(["certify", EX1, "--suppress", "4,10,11,14", "--weights", "value",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["gap"] == pytest.approx(793 / 2743) and data["audit"]["protected"]
+    assert main(["certify", EX1, "--suppress", "4,10"]) == 1
+    assert "EXPOSED" in capsys.readouterr().out
+    assert main(["solve", EX1, "--start", "4,10,11"]) == 2  # --start needs --method mip
