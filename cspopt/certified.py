@@ -137,6 +137,9 @@ def solve(
     t0 = time.perf_counter()
     first = path_heuristic(oracle, weights)
     timings = {"heuristic": time.perf_counter() - t0}
+    initial = dict(iteration=0, time=time.perf_counter() - started, lower_bound=0.0,
+                   upper_bound=float(weights[first].sum()) if first is not None else math.inf,
+                   phase="heuristic")
 
     def on_iteration(state):
         record = state.history[-1]
@@ -150,7 +153,7 @@ def solve(
                       max_iterations=max_iterations, time_limit=time_limit, started=started,
                       progress=on_iteration)
     timings["lagrangian"] = time.perf_counter() - t0
-    history = list(state.history)
+    history = [initial] + list(state.history)
     lower = _bound_value(inst, state.lower_bound)
     pattern = _pattern(inst, state.incumbent)
     upper = state.upper_bound

@@ -24,7 +24,7 @@ def plot_bounds(result, path: str | os.PathLike, *, title: str | None = None) ->
     ax.step(times, upper, where="post", label="upper bound (incumbent)", color="tab:red")
     ax.step(times, lower, where="post", label="lower bound", color="tab:blue")
     for h in history:
-        if h.get("phase") in ("lp", "mip"):
+        if h.get("phase") in ("lp", "mip"):  # the heuristic's record needs no marker
             ax.axvline(h["time"], color="grey", lw=0.6, ls=":")
             ax.annotate(h["phase"].upper(), (h["time"], h["lower_bound"]), fontsize=8,
                         xytext=(3, -12), textcoords="offset points")

@@ -88,7 +88,9 @@ def test_exact_benchmark_smoke():
 
     rows = exact_benchmark(tables=1, max_cells=200, sets=("set1",), time_limit=30)
     assert [(r["m+1"], r["n+1"]) for r in rows] == [(20, 10)]
-    assert rows[0]["solved"] == 1 and rows[0]["up"] <= rows[0]["p"]
+    row = rows[0]
+    assert row["Cpl"] == 1 and row["Cpl+Lag"] == 1 and row["up"] <= row["p"]
+    assert row["FGap"] <= row["IGap"] and row["ms_path"] > 0
 
 
 @pytest.mark.bench
