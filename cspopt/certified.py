@@ -25,10 +25,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from cspopt.audit import audit
-from cspopt.errors import InputError, SolverError
+from cspopt.errors import InputError
 from cspopt.formulations.instance import build_instance
-from cspopt.formulations.solve import choose_model, solve_exact
+from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
 from cspopt.result import SolveResult, relative_gap
 
@@ -65,15 +64,6 @@ def _bound_value(inst, value: float) -> float:
 
 def _pattern(inst, mask) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
-
-
-def _checked_audit(inst, suppressed, method):
-    result = audit(inst.table, suppressed, requirement="exact", integer=inst.model == "PN",
-                   cells="sensitive")
-    if not result.protected:
-        raise SolverError(f"{method} produced a pattern exposing cells {list(result.exposed)}; "
-                          "please report this table")
-    return result
 
 
 def solve(
@@ -205,7 +195,7 @@ def solve(
             if progress is not None:
                 progress(history[-1])
     t0 = time.perf_counter()
-    checked = _checked_audit(inst, pattern, method_name) if math.isfinite(upper) else None
+    checked = audit_pattern(inst, pattern, method=method_name) if math.isfinite(upper) else None
     timings["audit"] = time.perf_counter() - t0
     objective = float(weights[inst.x_index[list(pattern)]].sum()) if pattern else (
         0.0 if math.isfinite(upper) else math.nan)
@@ -284,8 +274,7 @@ def certify(
     outside = [c for c in pattern if inst.x_index[c] < 0]
     if outside:
         raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
-    checked = audit(inst.table, pattern, requirement="exact", integer=inst.model == "PN",
-                    cells="sensitive")
+    checked = audit_pattern(inst, pattern)
     objective = float(inst.weights[list(pattern)].sum()) if pattern else 0.0
     lag = bound(table, model=inst.model, time_limit=time_limit, max_iterations=max_iterations,
                 **options)

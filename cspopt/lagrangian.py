@@ -320,6 +320,38 @@ def _integral(weights: np.ndarray) -> bool:
     return bool(np.all(weights == np.round(weights)))
 
 
+def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.ndarray,
+                     preferred: np.ndarray) -> None:
+    """Rerun the path heuristic with zero weight on ``preferred`` cells; keep a better pattern."""
+    candidate = path_heuristic(oracle, np.where(preferred, 0.0, weights))
+    if candidate is not None:
+        cost = float(weights[candidate].sum())
+        if cost < state.upper_bound - 1e-9:
+            state.incumbent, state.upper_bound = candidate, cost
+
+
+def _finish_iteration(state: LagrangianState, *, started: float, t_iter: float,
+                      integral: bool, on_iteration, max_iterations: int,
+                      time_limit: float | None, **extra) -> bool:
+    """Record the iteration and decide whether to stop (sets ``state.termination``)."""
+    elapsed = time.perf_counter() - started
+    state.history.append(dict(iteration=state.iterations, time=elapsed,
+                              lower_bound=state.lower_bound, upper_bound=state.upper_bound,
+                              ms=1000 * (time.perf_counter() - t_iter), **extra))
+    if on_iteration is not None:
+        on_iteration(state)
+    bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
+    if state.upper_bound <= bound + 1e-9:
+        state.termination = "optimal"
+    elif state.iterations >= max_iterations:
+        state.termination = "iteration_limit"
+    elif time_limit is not None and elapsed >= time_limit:
+        state.termination = "time_limit"
+    else:
+        return False
+    return True
+
+
 def subgradient(
     oracle: PathOracle,
     *,
@@ -395,20 +427,10 @@ def subgradient(
             since_better += 1
         if heuristic_every and (state.iterations == 1 or
                                 state.iterations % heuristic_every == 0):
-            candidate = path_heuristic(oracle, np.where(x | usage.any(axis=0), 0.0, weights))
-            if candidate is not None:
-                cost = float(weights[candidate].sum())
-                if cost < state.upper_bound - 1e-9:
-                    state.incumbent, state.upper_bound = candidate, cost
-        bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
-        elapsed = time.perf_counter() - started
-        state.history.append(dict(iteration=state.iterations, time=elapsed,
-                                  lower_bound=state.lower_bound, upper_bound=state.upper_bound,
-                                  step=theta, ms=1000 * (time.perf_counter() - t_iter)))
-        if on_iteration is not None:
-            on_iteration(state)
-        if state.upper_bound <= bound + 1e-9:
-            state.termination = "optimal"
+            _offer_heuristic(oracle, state, weights, x | usage.any(axis=0))
+        if _finish_iteration(state, started=started, t_iter=t_iter, integral=integral,
+                             on_iteration=on_iteration, max_iterations=max_iterations,
+                             time_limit=time_limit, step=theta):
             break
         g = usage - x[None, :].astype(float)
         if deflection:  # Camerini, Fratta & Maffioli (1975): damp the zig-zag
@@ -417,12 +439,6 @@ def subgradient(
         norm = float((g * g).sum())
         if norm == 0.0:  # the relaxed solution is feasible and complementary
             state.termination = "optimal" if state.upper_bound <= z + 1e-9 else "stalled"
-            break
-        if state.iterations >= max_iterations:
-            state.termination = "iteration_limit"
-            break
-        if time_limit is not None and elapsed >= time_limit:
-            state.termination = "time_limit"
             break
         if since_better >= stall:
             theta /= 2.0
@@ -556,29 +572,13 @@ def cutting_plane(
             sol = np.asarray(h.getSolution().col_value)
             for x, c in x_col.items():
                 support[x] = sol[c] > 1e-6
-            candidate = path_heuristic(oracle, np.where(support, 0.0, weights))
-            if candidate is not None:
-                cost = float(weights[candidate].sum())
-                if cost < state.upper_bound - 1e-9:
-                    state.incumbent, state.upper_bound = candidate, cost
-        bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
-        elapsed = time.perf_counter() - started
-        state.history.append(dict(iteration=state.iterations, time=elapsed,
-                                  lower_bound=state.lower_bound, upper_bound=state.upper_bound,
-                                  master=master, ms=1000 * (time.perf_counter() - t_iter)))
-        if on_iteration is not None:
-            on_iteration(state)
-        if state.upper_bound <= bound + 1e-9:
-            state.termination = "optimal"
+            _offer_heuristic(oracle, state, weights, support)
+        if _finish_iteration(state, started=started, t_iter=t_iter, integral=integral,
+                             on_iteration=on_iteration, max_iterations=max_iterations,
+                             time_limit=time_limit, master=master):
             break
         if not new:
             state.termination = "stalled"  # the dual is solved: z = master = LP bound
-            break
-        if state.iterations >= max_iterations:
-            state.termination = "iteration_limit"
-            break
-        if time_limit is not None and elapsed >= time_limit:
-            state.termination = "time_limit"
             break
         for p, arcs in new:
             add_path(p, arcs)

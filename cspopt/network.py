@@ -105,7 +105,7 @@ def table_network(table) -> TableNetwork:
 
 
 def _build_network(table) -> TableNetwork:
-    n, num_rel = table.num_cells, table.num_relations
+    num_rel = table.num_relations
     csc = table.relation_matrix.tocsc()
     csc.sort_indices()
     counts = np.diff(csc.indptr)

@@ -11,7 +11,6 @@ Almeida & Carvalho (2005) §2 is built by :meth:`Table.from_array`.
 from __future__ import annotations
 
 import enum
-import math
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import Any

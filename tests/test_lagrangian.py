@@ -9,7 +9,6 @@ import cspopt
 from cspopt import Table, audit
 from cspopt.errors import InputError
 from cspopt.formulations import build_instance, solve_exact
-from cspopt.formulations.instance import modelled_table
 from cspopt.generators import almeida_carvalho_set1, almeida_carvalho_set2
 from cspopt.io import read_table
 from cspopt.lagrangian import (PathOracle, cutting_plane, evaluate, path_heuristic,

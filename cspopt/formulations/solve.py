@@ -16,7 +16,7 @@ from cspopt.formulations.instance import ExactInstance, build_instance
 from cspopt.formulations.matrix import MatrixModel, build_matrix
 from cspopt.result import SolveResult, relative_gap
 
-__all__ = ["solve_exact", "choose_model"]
+__all__ = ["solve_exact", "choose_model", "audit_pattern"]
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +143,18 @@ def solve_exact(
                    timings={"build": t_build, "solve": t_solve}, size=size, started=started)
 
 
+def audit_pattern(inst: ExactInstance, suppressed, *, method: str | None = None):
+    """Audit a pattern with the instance's semantics: exact protection, over integer
+    completions for (P_N) and on the general table for (P). With ``method``, an exposing
+    pattern raises :class:`SolverError`: a method of cspopt produced it, which is a bug."""
+    result = audit(inst.table, suppressed, requirement="exact", integer=inst.model == "PN",
+                   cells="sensitive")
+    if method is not None and not result.protected:
+        raise SolverError(f"{method} returned a pattern that exposes cells "
+                          f"{list(result.exposed)}; please report this table")
+    return result
+
+
 def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, timings: dict,
             size: dict, started: float) -> SolveResult:
     """Audit the pattern, make the bound honest, and assemble the result."""
@@ -165,11 +177,7 @@ def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, tim
         suppressed = ()
     else:
         objective = float(weights[list(suppressed)].sum()) if suppressed else 0.0
-        result_audit = audit(inst.table, suppressed, requirement="exact",
-                             integer=inst.model == "PN", cells="sensitive")
-        if not result_audit.protected:
-            raise SolverError(f"{method} returned a pattern that exposes cells "
-                              f"{list(result_audit.exposed)}; please report this table")
+        result_audit = audit_pattern(inst, suppressed, method=method)
         lower = min(lower, objective)
         status = "optimal" if termination == "optimal" else "feasible"
     timings["audit"] = time.perf_counter() - t_audit

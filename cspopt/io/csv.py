@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from cspopt.errors import InputError, InvalidTableError, TableFormatError
+from cspopt.errors import InputError, TableFormatError
 from cspopt.structure import Dimension
 from cspopt.table import Table
 
