@@ -212,7 +212,8 @@ def hierarchical_2d(m: int, n: int, *, seed: int = 0, costs: str = "value",
     status = np.where(sens, "u", np.where(grid == 0, "z", "s")).reshape(-1)
     return Table.from_labels(labels, grid.reshape(-1), (rows, cols), status=status,
                              lower_protection=prot.reshape(-1), upper_protection=prot.reshape(-1),
-                             costs=costs, name=f"hier-{m}x{n}-s{seed}")
+                             apriori_upper=math.ceil(1.5 * grid[0, 0]), costs=costs,
+                             name=f"hier-{m}x{n}-s{seed}")
 
 
 KINDS: dict[str, Callable[..., Table]] = {

@@ -19,6 +19,7 @@ from cspopt.errors import SolverError
 from cspopt.formulations.instance import ExactInstance, build_instance
 
 __all__ = ["build_p_model", "build_pn_model", "build_model_from_instance", "solve_pyomo",
+           "solve_pyomo_model",
            "declare_var_x", "declare_var_paths", "declare_objective",
            "declare_eq_path_ends", "declare_eq_conservation", "declare_ineq_coupling"]
 
@@ -188,7 +189,18 @@ def build_pn_model(table, *, relax: bool = False, **options) -> pyo.ConcreteMode
 
 def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, relax: bool, solver: str,
                 time_limit, gap, threads, verbose, mip_start=None) -> dict:
-    """Solve a (possibly user-modified) model with Pyomo's HiGHS or SCIP interface."""
+    """Solve a (possibly user-modified) (P)/(P_N) model through Pyomo."""
+    return solve_pyomo_model(m, m.x, relax=relax, solver=solver, time_limit=time_limit,
+                             gap=gap, threads=threads, verbose=verbose, mip_start=mip_start)
+
+
+def solve_pyomo_model(m: pyo.ConcreteModel, suppression, *, relax: bool, solver: str,
+                      time_limit, gap, threads, verbose, mip_start=None) -> dict:
+    """Solve any cspopt Pyomo model with Pyomo's HiGHS or SCIP interface.
+
+    ``suppression`` is the indexed binary variable whose index is the cell id; the returned
+    ``suppressed`` are the cells at 1.
+    """
     from pyomo.contrib.solver.common.factory import SolverFactory
     from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
@@ -198,9 +210,10 @@ def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, relax: bool, solve
         raise SolverError(f"Pyomo's {name} interface is not available")
     if mip_start is not None:
         chosen = set(int(c) for c in mip_start)
-        for c in m.X:
-            m.x[c].set_value(1.0 if c in chosen else 0.0)
-    kwargs = dict(tee=bool(verbose), load_solutions=False, raise_exception_on_nonoptimal_result=False)
+        for c in suppression:
+            suppression[c].set_value(1.0 if c in chosen else 0.0)
+    kwargs = dict(tee=bool(verbose), load_solutions=False,
+                  raise_exception_on_nonoptimal_result=False)
     if time_limit is not None:
         kwargs["time_limit"] = float(time_limit)
     if threads is not None:
@@ -227,7 +240,7 @@ def solve_pyomo(m: pyo.ConcreteModel, inst: ExactInstance, *, relax: bool, solve
     suppressed = ()
     if has_solution:
         results.solution_loader.load_vars()
-        suppressed = tuple(c for c in m.X if pyo.value(m.x[c]) > 0.5)
+        suppressed = tuple(c for c in suppression if pyo.value(suppression[c]) > 0.5)
     lower = bound if bound is not None and math.isfinite(bound) else 0.0
     return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
                 lower_bound=lower)

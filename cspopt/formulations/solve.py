@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 import highspy
 import numpy as np
+import scipy.sparse as sp
 
 from cspopt.audit import audit
 from cspopt.errors import InputError, SolverError
@@ -16,7 +17,7 @@ from cspopt.formulations.instance import ExactInstance, build_instance
 from cspopt.formulations.matrix import MatrixModel, build_matrix
 from cspopt.result import SolveResult, relative_gap
 
-__all__ = ["solve_exact", "choose_model", "audit_pattern"]
+__all__ = ["solve_exact", "choose_model", "audit_pattern", "run_highs"]
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +200,15 @@ def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, tim
         history=tuple(outcome.get("history", ())), audit=result_audit)
 
 
-def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer, *,
+              relax: bool, time_limit=None, gap=1e-6, threads=None, verbose=False,
+              start=None) -> dict:
+    """Pass one model to HiGHS in a single call and read back what the caller needs.
+
+    ``start`` is a MIP start: a full vector, or one with ``nan`` where values are unknown
+    (handed over sparsely; HiGHS completes it). Returns ``termination``, ``has_solution``,
+    ``x`` and ``lower_bound`` (the LP value for ``relax``, else the MIP dual bound).
+    """
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
     if time_limit is not None:
@@ -207,28 +216,37 @@ def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, ver
     h.setOptionValue("mip_rel_gap", float(gap))
     if threads is not None:
         h.setOptionValue("threads", int(threads))
-    if mm.shape[1] == 0:  # nothing to protect
-        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
-    csc = mm.matrix.tocsc()
+    num_cols = int(matrix.shape[1])
+    if num_cols == 0:  # nothing to decide
+        return dict(termination="optimal", has_solution=True, x=np.zeros(0), lower_bound=0.0)
+    csc = sp.csc_matrix(matrix)
     lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = int(mm.shape[1]), int(mm.shape[0])
-    lp.col_cost_ = mm.cost
-    lp.col_lower_, lp.col_upper_ = mm.col_lower, mm.col_upper
-    lp.row_lower_ = np.where(np.isfinite(mm.row_lower), mm.row_lower, -highspy.kHighsInf)
-    lp.row_upper_ = np.where(np.isfinite(mm.row_upper), mm.row_upper, highspy.kHighsInf)
+    lp.num_col_, lp.num_row_ = num_cols, int(matrix.shape[0])
+    lp.col_cost_ = np.asarray(cost, float)
+    inf = highspy.kHighsInf
+    lp.col_lower_ = np.where(np.isfinite(col_lower), col_lower, -inf)
+    lp.col_upper_ = np.where(np.isfinite(col_upper), col_upper, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
     lp.a_matrix_.index_ = csc.indices.astype(np.int32)
     lp.a_matrix_.value_ = csc.data.astype(float)
-    if not mm.relax:
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
+    if not relax and np.any(integer):
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in integer]
     if h.passModel(lp) != highspy.HighsStatus.kOk:
         raise SolverError("HiGHS rejected the model")
     if start is not None:
-        sol = highspy.HighsSolution()
-        sol.col_value = list(map(float, start))
-        sol.value_valid = True
-        h.setSolution(sol)
+        start = np.asarray(start, float)
+        known = np.flatnonzero(~np.isnan(start))
+        if known.size == start.size:
+            sol = highspy.HighsSolution()
+            sol.col_value = list(map(float, start))
+            sol.value_valid = True
+            h.setSolution(sol)
+        else:
+            h.setSolution(int(known.size), known.astype(np.int32), start[known])
     h.run()
     status = h.getModelStatus()
     termination = _TERMINATION.get(status)
@@ -236,10 +254,18 @@ def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, ver
         raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
-    if mm.relax:
+    x = np.asarray(h.getSolution().col_value) if has_solution else None
+    if relax:
         lower = info.objective_function_value if termination == "optimal" else -math.inf
-        return dict(termination=termination, has_solution=False, lower_bound=lower)
-    suppressed = mm.suppressed(np.asarray(h.getSolution().col_value)) if has_solution else ()
+        return dict(termination=termination, has_solution=False, x=x, lower_bound=lower)
     lower = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else 0.0
-    return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
-                lower_bound=lower)
+    return dict(termination=termination, has_solution=has_solution, x=x, lower_bound=lower)
+
+
+def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+    outcome = run_highs(mm.cost, mm.matrix, mm.row_lower, mm.row_upper, mm.col_lower,
+                        mm.col_upper, mm.integer, relax=mm.relax, time_limit=time_limit,
+                        gap=gap, threads=threads, verbose=verbose, start=start)
+    if outcome["has_solution"]:
+        outcome["suppressed"] = mm.suppressed(outcome["x"])
+    return outcome

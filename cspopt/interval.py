@@ -1,0 +1,328 @@
+"""Interval protection: the Fischetti–Salazar compact MIP on any linear table.
+
+Castro (2007) eq. (3), after Fischetti & Salazar-Gonzalez (1999, 2001). For each sensitive
+cell ``p`` two deviation vectors ``x^{l,p}`` and ``x^{u,p}`` of the whole table must be
+attacker completions (``A x = 0``) that move ``p`` down by ``lpl_p`` and up by ``upl_p``:
+
+    min  sum_i w_i y_i
+    s.t. A x^{l,p} = 0,   -(a_i - lb_i) y_i <= x^{l,p}_i <= M_i y_i,   x^{l,p}_p <= -lpl_p
+         A x^{u,p} = 0,   -(a_i - lb_i) y_i <= x^{u,p}_i <= M_i y_i,   x^{u,p}_p >=  upl_p
+         x^{u,p}_p - x^{l,p}_p >= spl_p                      (sliding protection)
+         y_i in {0, 1}
+
+Published cells have ``y_i = 0`` (their deviations are dropped), sensitive cells ``y_i = 1``.
+
+The big-M must not cut off a protecting pattern, or the reported lower bound would be invalid.
+``M_i = ub_i - a_i`` is exact when ``ub_i`` is finite, as in every JJ file. With
+``ub_i = inf`` on a network (2-D) table, a protecting deviation decomposes into paths that
+carry the protection amount, so ``M = max(lpl_p, upl_p, spl_p)`` suffices. On other tables with
+infinite upper bounds no such bound is known, and the builder refuses.
+
+Preprocessing (Fischetti & Salazar): sensitive cells that the other sensitive cells already
+protect (interval audit of the primary pattern) need no vectors. Branch-and-cut with
+capacity constraints (issue #5) builds on this model.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from cspopt.audit import audit
+from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.result import SolveResult, relative_gap
+from cspopt.table import Table, cell_costs
+
+__all__ = ["IntervalInstance", "build_interval_instance", "build_fs_model", "build_fs_matrix",
+           "solve_interval"]
+
+
+@dataclass(frozen=True)
+class IntervalInstance:
+    """Arrays of one Fischetti–Salazar instance.
+
+    ``free`` are the cells that may deviate (not published), ``candidates`` those with a ``y``
+    variable (free and not sensitive), ``protected`` the sensitive cells with vectors, and
+    ``sides[k]`` which of the lower/upper vectors cell ``protected[k]`` needs.
+    """
+
+    table: Table
+    weights: np.ndarray
+    free: np.ndarray
+    candidates: np.ndarray
+    protected: np.ndarray
+    safe: np.ndarray
+    down_room: np.ndarray  # a_i - lb_i for free cells
+    up_room: np.ndarray  # per protected cell: M or ub - a, for free cells (k x |free|)
+    sides: tuple[tuple[bool, bool], ...]
+    relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
+
+
+def build_interval_instance(table: Table, *, weights=None, must_publish=None,
+                            preprocessing: bool = True) -> IntervalInstance:
+    """Validate once and build the arrays of the interval model."""
+    n = table.num_cells
+    weights = table.costs if weights is None else cell_costs(table.values, weights)
+    if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
+        raise InputError("weights must be finite and >= 0, one per cell")
+    if not table.has_interval_protection:
+        raise InputError("no sensitive cell has a positive protection level; use the exact "
+                         "models (cspopt.solve) or give lpl/upl/spl")
+    published = table.must_publish.copy()
+    if must_publish is not None:
+        ids = np.asarray(must_publish, dtype=np.int64)
+        if np.any((ids < 0) | (ids >= n)):
+            raise InputError(f"must_publish names unknown cells; cells are 0..{n - 1}")
+        published[ids] = True
+    if np.any(published & table.sensitive):
+        raise InputError("a sensitive cell is also listed as must-publish")
+    free = np.flatnonzero(~published)
+    candidates = free[~table.sensitive[free]]
+    if preprocessing:
+        primary_only = audit(table, (), requirement="interval", cells="sensitive")
+        unsafe = np.array(primary_only.exposed, dtype=np.int64)
+    else:
+        unsafe = table.sensitive_cells.copy()
+    safe = np.setdiff1d(table.sensitive_cells, unsafe)
+    a, lo, hi = table.values[free], table.apriori_lower[free], table.apriori_upper[free]
+    down_room = a - lo
+    if np.any(np.isinf(down_room)):
+        raise InputError("the interval model needs finite a-priori lower bounds (lb)")
+    is_network = True
+    try:
+        table.network()
+    except NotNetworkError:
+        is_network = False
+    up_rows, sides = [], []
+    for k in unsafe.tolist():
+        lpl, upl, spl = (table.lower_protection[k], table.upper_protection[k],
+                         table.sliding_protection[k])
+        need = max(lpl, upl, spl)
+        finite = np.isfinite(hi)
+        if not np.all(finite) and not is_network:
+            raise InputError(
+                "the interval model needs finite a-priori upper bounds (ub) on tables that are "
+                "not 2-D: without them no big-M is known to keep the lower bound valid")
+        up_rows.append(np.where(finite, hi - a, need))
+        # a vector is needed for a side with a requirement; spl needs both
+        sides.append((bool(lpl > 0 or spl > 0), bool(upl > 0 or spl > 0)))
+    column = np.full(n, -1, dtype=np.int64)
+    column[free] = np.arange(free.size)
+    sub = table.relation_matrix[:, free].tocsr()
+    sub = sub[np.diff(sub.indptr) > 0]
+    return IntervalInstance(table, np.asarray(weights, float), free, candidates, unsafe, safe,
+                            down_room, np.array(up_rows).reshape(len(up_rows), free.size),
+                            tuple(sides), sub)
+
+
+def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
+    """The model as sparse arrays: ``(cost, A, row_lower, row_upper, col_lower, col_upper,
+    integer)``. Columns: ``y`` for candidates, then per protected cell and side one
+    deviation block over the free cells."""
+    table = inst.table
+    nf, ny = inst.free.size, inst.candidates.size
+    y_of_free = np.full(nf, -1, dtype=np.int64)
+    pos = np.searchsorted(inst.free, inst.candidates)
+    y_of_free[pos] = np.arange(ny)
+    rows, cols, vals, lower, upper = [], [], [], [], []
+    col_lo, col_hi = [np.zeros(ny)], [np.ones(ny)]
+    num_cols, num_rows = ny, 0
+    rel = inst.relations.tocoo()
+    cand_free = np.flatnonzero(y_of_free >= 0)
+    for k, (cell, (down, up)) in enumerate(zip(inst.protected.tolist(), inst.sides)):
+        p_col = int(np.searchsorted(inst.free, cell))
+        block_cols = {}
+        lpl, upl, spl = (table.lower_protection[cell], table.upper_protection[cell],
+                         table.sliding_protection[cell])
+        for side, needed in (("l", down), ("u", up)):
+            if not needed:
+                continue
+            off = num_cols
+            block_cols[side] = off
+            num_cols += nf
+            lo_bounds, hi_bounds = -inst.down_room.copy(), inst.up_room[k].copy()
+            if side == "l":  # x^{l,p}_p <= -lpl_p
+                hi_bounds[p_col] = min(hi_bounds[p_col], -lpl)
+            else:  # x^{u,p}_p >= upl_p
+                lo_bounds[p_col] = max(lo_bounds[p_col], upl)
+            col_lo.append(lo_bounds)
+            col_hi.append(hi_bounds)
+            # relations: A x = 0
+            rows.append(rel.row + num_rows)
+            cols.append(rel.col + off)
+            vals.append(rel.data)
+            lower.append(np.zeros(inst.relations.shape[0]))
+            upper.append(np.zeros(inst.relations.shape[0]))
+            num_rows += inst.relations.shape[0]
+            # linking, candidates only: x_i + (a_i - lb_i) y_i >= 0 and x_i - M_i y_i <= 0
+            for coef, lo_r, hi_r in ((inst.down_room[cand_free], 0.0, np.inf),
+                                     (-inst.up_room[k][cand_free], -np.inf, 0.0)):
+                r = num_rows + np.arange(cand_free.size)
+                rows += [r, r]
+                cols += [off + cand_free, y_of_free[cand_free]]
+                vals += [np.ones(cand_free.size), coef]
+                lower.append(np.full(cand_free.size, lo_r))
+                upper.append(np.full(cand_free.size, hi_r))
+                num_rows += cand_free.size
+        if spl > 0:  # x^{u,p}_p - x^{l,p}_p >= spl_p
+            rows += [np.array([num_rows]), np.array([num_rows])]
+            cols += [np.array([block_cols["u"] + p_col]), np.array([block_cols["l"] + p_col])]
+            vals += [np.ones(1), -np.ones(1)]
+            lower.append(np.array([spl]))
+            upper.append(np.array([np.inf]))
+            num_rows += 1
+    matrix = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
+                            (np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                             np.concatenate(cols) if cols else np.zeros(0, np.int64))),
+                           shape=(num_rows, num_cols))
+    cost = np.zeros(num_cols)
+    cost[:ny] = inst.weights[inst.candidates]
+    integer = np.zeros(num_cols, dtype=bool)
+    if not relax:
+        integer[:ny] = True
+    return (cost, matrix, np.concatenate(lower) if lower else np.zeros(0),
+            np.concatenate(upper) if upper else np.zeros(0), np.concatenate(col_lo),
+            np.concatenate(col_hi), integer)
+
+
+def build_fs_model(table: Table, *, relax: bool = False, **options):
+    """The Fischetti–Salazar model (Castro 2007 eq. (3)) as a readable Pyomo model."""
+    import pyomo.environ as pyo
+
+    inst = options.pop("instance", None) or build_interval_instance(table, **options)
+    t = inst.table
+    m = pyo.ConcreteModel(name=f"FS {t.name}".strip(),
+                          doc="Fischetti & Salazar-Gonzalez interval model, Castro (2007) eq. (3)")
+    m.Y = pyo.Set(initialize=inst.candidates.tolist(), doc="cells that may be suppressed")
+    m.F = pyo.Set(initialize=inst.free.tolist(), doc="cells that may deviate (not published)")
+    blocks = [(k, side) for k, (down, up) in enumerate(inst.sides)
+              for side, need in (("l", down), ("u", up)) if need]
+    m.B = pyo.Set(initialize=blocks, dimen=2, doc="(protected cell, side) deviation vectors")
+    m.y = pyo.Var(m.Y, within=pyo.UnitInterval if relax else pyo.Binary,
+                  doc="y_i = 1 if cell i is suppressed")
+    free_index = {c: j for j, c in enumerate(inst.free.tolist())}
+    m.x = pyo.Var(m.B, m.F, doc="deviation x^{l,p} / x^{u,p} of cell i from a_i; the bounds of "
+                  "x_p carry x^{l,p}_p <= -lpl_p and x^{u,p}_p >= upl_p",
+                  bounds=lambda _, k, s, i: (-float(inst.down_room[free_index[i]]),
+                                             float(inst.up_room[k][free_index[i]])))
+    m.obj = pyo.Objective(expr=sum(float(inst.weights[i]) * m.y[i] for i in m.Y),
+                          doc="min sum w_i y_i")
+    rel = inst.relations.tocsr()
+    free_cells = inst.free.tolist()
+    m.R = pyo.Set(initialize=range(rel.shape[0]))
+    m.relations = pyo.Constraint(
+        m.B, m.R, doc="A x = 0: each deviation vector is an attacker completion",
+        rule=lambda _, k, s, r: sum(float(v) * m.x[k, s, free_cells[j]] for j, v in zip(
+            rel.indices[rel.indptr[r]:rel.indptr[r + 1]],
+            rel.data[rel.indptr[r]:rel.indptr[r + 1]])) == 0)
+    m.link_down = pyo.Constraint(
+        m.B, m.Y, doc="-(a_i - lb_i) y_i <= x_i",
+        rule=lambda _, k, s, i: m.x[k, s, i] >= -float(inst.down_room[free_index[i]]) * m.y[i])
+    m.link_up = pyo.Constraint(
+        m.B, m.Y, doc="x_i <= M_i y_i",
+        rule=lambda _, k, s, i: m.x[k, s, i] <= float(inst.up_room[k][free_index[i]]) * m.y[i])
+
+    for k, s in blocks:  # protection as bounds, as in the matrix route
+        cell = int(inst.protected[k])
+        var = m.x[k, s, cell]
+        if s == "l":  # x^{l,p}_p <= -lpl_p
+            var.setub(min(var.ub, -float(t.lower_protection[cell])))
+        else:  # x^{u,p}_p >= upl_p
+            var.setlb(max(var.lb, float(t.upper_protection[cell])))
+    sliding = [k for k, (down, up) in enumerate(inst.sides)
+               if t.sliding_protection[inst.protected[k]] > 0]
+    m.sliding = pyo.Constraint(
+        sliding, doc="x^{u,p}_p - x^{l,p}_p >= spl_p",
+        rule=lambda _, k: m.x[k, "u", int(inst.protected[k])] - m.x[k, "l", int(
+            inst.protected[k])] >= float(t.sliding_protection[inst.protected[k]]))
+    m.instance = inst
+    return m
+
+
+def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
+                   time_limit: float | None = None, gap: float = 1e-6, verbose: bool = False,
+                   mip_start=None, weights=None, must_publish=None,
+                   preprocessing: bool = True) -> SolveResult:
+    """Solve the interval-protection problem (or its LP relaxation) with HiGHS.
+
+    Every returned pattern passes :func:`cspopt.audit` with ``requirement="interval"``.
+    """
+    started = time.perf_counter()
+    if route not in ("matrix", "pyomo"):
+        raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise InputError(f"time_limit must be positive, got {time_limit}")
+    inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
+                                   preprocessing=preprocessing)
+    t0 = time.perf_counter()
+    ny = inst.candidates.size
+    if route == "matrix":
+        cost, A, rlo, rhi, clo, chi, integer = build_fs_matrix(inst, relax=relax)
+        size = dict(variables=A.shape[1], constraints=A.shape[0], nonzeros=A.nnz)
+        t_build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=relax,
+                               time_limit=time_limit, gap=gap, verbose=verbose,
+                               mip_start=mip_start)
+    else:
+        from cspopt.formulations.exact import solve_pyomo_model
+        model = build_fs_model(table, relax=relax, instance=inst)
+        size = dict(variables=model.nvariables(), constraints=model.nconstraints(),
+                    nonzeros=-1)
+        t_build = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
+                                    time_limit=time_limit, gap=gap, threads=None,
+                                    verbose=verbose, mip_start=mip_start)
+    timings = {"build": t_build, "solve": time.perf_counter() - t0}
+    termination = outcome["termination"]
+    lower = outcome.get("lower_bound", 0.0)
+    w = inst.weights[inst.candidates]
+    if not relax and math.isfinite(lower) and np.all(w == np.round(w)):
+        lower = math.ceil(lower - 1e-6)
+    if termination == "infeasible":
+        lower = math.inf
+    checked, suppressed, objective = None, (), math.nan
+    if not relax and outcome.get("has_solution"):
+        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
+        objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
+        t_audit = time.perf_counter()
+        checked = audit(table, suppressed, requirement="interval", cells="sensitive")
+        timings["audit"] = time.perf_counter() - t_audit
+        if not checked.protected:
+            raise SolverError(f"the interval model returned a pattern exposing cells "
+                              f"{list(checked.exposed)}; please report this table")
+        lower = min(lower, objective)
+    proven = checked is not None and objective <= lower + 1e-9
+    status = ("bound_only" if relax and termination == "optimal" else
+              "infeasible" if termination == "infeasible" else
+              "none" if checked is None else "optimal" if proven else "feasible")
+    timings["total"] = time.perf_counter() - started
+    return SolveResult(
+        method=f"{'lp' if relax else 'mip'}(FS)/highs/{route}", termination=termination,
+        status=status, suppressed=suppressed, objective=objective, lower_bound=float(lower),
+        gap=math.nan if relax else relative_gap(objective, lower), proven_optimal=proven,
+        proof="mip" if proven else "", model="FS",
+        unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
+        timings=timings, model_size=size, audit=checked)
+
+
+def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,
+                 verbose, mip_start) -> dict:
+    from cspopt.formulations.solve import run_highs
+
+    start = None
+    if mip_start is not None and not relax:
+        # only y is given; HiGHS completes the deviations
+        start = np.full(cost.size, np.nan)
+        chosen = set(int(c) for c in mip_start)
+        start[:ny] = [1.0 if c in chosen else 0.0 for c in inst.candidates.tolist()]
+    outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
+                        time_limit=time_limit, gap=gap, verbose=verbose, start=start)
+    if outcome.get("has_solution"):
+        outcome["suppressed"] = inst.candidates[np.asarray(outcome["x"][:ny]) > 0.5]
+    return outcome
