@@ -124,7 +124,20 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     table = read_table(args.table)
     start = _parse_ids(args.start) if args.start else None
-    if args.relax or args.method == "mip":
+    protection = args.protection
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection == "interval":
+        from cspopt.interval import solve_interval
+
+        if args.method == "lagrangian" or args.solver != "highs" or args.model != "auto":
+            raise InputError("interval protection is solved by the Fischetti-Salazar MIP on "
+                             "HiGHS: --method lagrangian, --solver and --model apply to "
+                             "--protection exact")
+        result = solve_interval(table, relax=args.relax, route=args.route,
+                                time_limit=args.time_limit, gap=args.gap, verbose=args.verbose,
+                                mip_start=start, weights=args.weights)
+    elif args.relax or args.method == "mip":
         result = solve_exact(
             table, relax=args.relax, solver=args.solver, route=args.route,
             time_limit=args.time_limit, gap=args.gap, threads=args.threads,
@@ -240,8 +253,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="optimal complementary suppressions (exact disclosure)")
     p.add_argument("table")
     model_options(p)
+    p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto",
+                   help="exact disclosure ((P)/(P_N)) or protection intervals "
+                        "(Fischetti-Salazar); auto: interval when sensitive cells carry "
+                        "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip"], default="auto",
-                   help="auto: heuristic + Lagrangian, then LP and MIP if a gap remains")
+                   help="exact protection: heuristic + Lagrangian, then LP and MIP if a gap "
+                        "remains")
     p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default="highs")

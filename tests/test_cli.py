@@ -69,17 +69,18 @@ def test_bench_audit_quick(tmp_path, capsys):
 
 
 def test_solve_command(capsys):
-    assert main(["solve", EX1, "--weights", "value", "--json"]) == 0
+    assert main(["solve", EX1, "--weights", "value", "--protection", "exact", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["suppressed"] == [4, 10, 11] and data["objective"] == 1950
     assert data["proven_optimal"] is True and data["lower_bound"] == 1950
     assert data["status"] == "optimal" and data["model"] == "PN"
-    assert main(["solve", EX1, "--model", "P", "--relax", "--json"]) == 0
+    assert main(["solve", EX1, "--model", "P", "--relax", "--protection", "exact", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "bound_only" and data["suppressed"] == []
-    assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo", "--method", "mip"]) == 0
+    assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo", "--method", "mip",
+                 "--protection", "exact"]) == 0
     assert "proven optimal" in capsys.readouterr().out
-    assert main(["solve", str(INSTANCES / "pp_shadow.jj")]) == 2
+    assert main(["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact"]) == 2
     assert "2-D tables" in capsys.readouterr().err
 
 
@@ -105,7 +106,7 @@ def test_full_benchmarks(tmp_path):
 def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     plot = tmp_path / "bounds.png"
     assert main(["solve", EX1, "--weights", "value", "--method", "lagrangian", "--json",
-                 "--plot", str(plot)]) == 0
+                 "--protection", "exact", "--plot", str(plot)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["proof"] == "lagrangian" and data["suppressed"] == [4, 10, 11]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -120,4 +121,17 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert data["gap"] == pytest.approx(793 / 2743) and data["audit"]["protected"]
     assert main(["certify", EX1, "--suppress", "4,10"]) == 1
     assert "EXPOSED" in capsys.readouterr().out
-    assert main(["solve", EX1, "--start", "4,10,11"]) == 2  # --start needs --method mip
+    assert main(["solve", EX1, "--start", "4,10,11", "--protection", "exact"]) == 2
+
+
+def test_solve_protection_modes(capsys):
+    assert main(["solve", EX1, "--weights", "value", "--json"]) == 0  # ex1 carries lpl/upl
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"] == "FS" and data["suppressed"] == [4, 10, 11]
+    assert data["proven_optimal"] is True and data["objective"] == 1950
+    assert main(["solve", EX1, "--weights", "value", "--protection", "exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"] == "PN"
+    assert main(["solve", str(INSTANCES / "pp_shadow.jj"), "--weights", "value", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["objective"] == 521926 and data["audit"]["protected"]
+    assert main(["solve", EX1, "--method", "lagrangian"]) == 2
