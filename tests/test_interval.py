@@ -45,6 +45,9 @@ def test_pp_shadow_hierarchical_optimum_beats_modular():
     result = solve_interval(t)
     assert result.proven_optimal and result.audit.protected
     assert result.objective == 521926  # tau-ARGUS Modular's pattern costs 2,524,351
+    with_file_costs = solve_interval(read_table(INSTANCES / "pp_shadow.jj"))
+    assert with_file_costs.objective == 621 and with_file_costs.proven_optimal
+    assert with_file_costs.suppressed == (23, 96, 98, 114, 115, 133)
 
 
 def test_optimum_equals_brute_force_on_tiny_tables():
