@@ -363,7 +363,6 @@ def subgradient(
     stall: int = 15,
     min_step: float = 1e-4,
     heuristic_every: int = 5,
-    deflection: float = 0.0,
     on_iteration=None,
     started: float | None = None,
 ) -> LagrangianState:
@@ -405,7 +404,6 @@ def subgradient(
         state.upper_bound = float(weights[incumbent].sum())
     theta, since_better = step, 0
     usage = np.zeros((num_k, num_x))
-    direction = np.zeros((num_k, num_x))
     while True:
         t_iter = time.perf_counter()
         usage[:] = 0.0
@@ -433,9 +431,6 @@ def subgradient(
                              time_limit=time_limit, step=theta):
             break
         g = usage - x[None, :].astype(float)
-        if deflection:  # Camerini, Fratta & Maffioli (1975): damp the zig-zag
-            g = g + deflection * direction
-            direction = g
         norm = float((g * g).sum())
         if norm == 0.0:  # the relaxed solution is feasible and complementary
             state.termination = "optimal" if state.upper_bound <= z + 1e-9 else "stalled"
