@@ -104,3 +104,19 @@ def test_interval_errors():
         solve_interval(h)
     with pytest.raises(InputError):
         solve_interval(read_table(INSTANCES / "ex1.jj"), route="odbc")
+
+
+def test_incremental_attacker_heuristic_is_safe_and_seeds_the_mip():
+    from cspopt.interval import incremental_attacker
+
+    tables = [read_table(INSTANCES / "ex1.jj"), read_table(INSTANCES / "pp_shadow.jj"),
+              gensup_class2(8, 6, seed=3), hierarchical_2d(6, 4, seed=3)]
+    for table in tables:
+        inst = build_interval_instance(table)
+        pattern = incremental_attacker(inst)
+        assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+        result = solve_interval(table, time_limit=60)
+        start = result.history[0]
+        assert start["phase"] == "heuristic"
+        assert start["upper_bound"] == pytest.approx(inst.weights[pattern].sum())
+        assert result.objective <= start["upper_bound"] + 1e-9
