@@ -30,6 +30,7 @@ from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
 from cspopt.result import SolveResult, relative_gap
+from cspopt.table import cell_costs
 
 __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
 
@@ -256,6 +257,7 @@ def certify(
     table,
     suppressed: Iterable[int],
     *,
+    protection: str = "auto",
     model: str = "auto",
     time_limit: float | None = 30.0,
     max_iterations: int = 200,
@@ -263,36 +265,60 @@ def certify(
 ) -> SolveResult:
     """Audit an outside pattern and certify its gap to the best bound cspopt can prove.
 
-    Returns a result whose ``suppressed``/``objective`` are the given pattern's, whose
-    ``lower_bound`` is the best of the Lagrangian and LP bounds within the budget, and whose
-    ``audit`` says whether the pattern is safe (``status`` is ``"infeasible"`` if not).
+    ``protection="auto"`` judges interval protection when sensitive cells carry protection
+    levels, exact disclosure otherwise. The bound comes from the Lagrangian and LP bounds of
+    (P)/(P_N) (exact), or from a time-limited solve of the Fischetti–Salazar model
+    (interval; its MIP dual bound is valid). The result's ``suppressed``/``objective`` are the
+    given pattern's and ``audit`` says whether it is safe (``status`` is ``"infeasible"`` if
+    not).
     """
     started = time.perf_counter()
-    inst = _instance(table, model, options)
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection not in ("exact", "interval"):
+        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     mask = table.pattern(suppressed)
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
-    outside = [c for c in pattern if inst.x_index[c] < 0]
-    if outside:
-        raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
-    checked = audit_pattern(inst, pattern)
-    objective = float(inst.weights[list(pattern)].sum()) if pattern else 0.0
-    lag = bound(table, model=inst.model, time_limit=time_limit, max_iterations=max_iterations,
-                **options)
-    lower = lag.lower_bound
-    remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
-    if remaining is None or remaining > 0:
-        lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
-        if lp.status == "bound_only":
-            lower = max(lower, _bound_value(inst, lp.lower_bound))
+    if protection == "interval":
+        from cspopt.audit import audit
+        from cspopt.interval import solve_interval
+
+        if set(options) - {"weights", "must_publish"}:
+            raise InputError("interval certification takes only weights and must_publish")
+        checked = audit(table, pattern, requirement="interval", cells="sensitive")
+        solved = solve_interval(table, time_limit=time_limit, **options)
+        weights = table.costs if options.get("weights") is None else cell_costs(
+            table.values, options["weights"])
+        model_name, lower, history = "FS", solved.lower_bound, solved.history
+        unsafe, safe, size = solved.unsafe, solved.safe, solved.model_size
+        multipliers = None
+    else:
+        inst = _instance(table, model, options)
+        outside = [c for c in pattern if inst.x_index[c] < 0]
+        if outside:
+            raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
+        checked = audit_pattern(inst, pattern)
+        weights = inst.weights
+        lag = bound(table, model=inst.model, time_limit=time_limit,
+                    max_iterations=max_iterations, **options)
+        lower = lag.lower_bound
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        if remaining is None or remaining > 0:
+            lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
+            if lp.status == "bound_only":
+                lower = max(lower, _bound_value(inst, lp.lower_bound))
+        model_name, history, multipliers = inst.model, lag.history, lag.multipliers
+        unsafe = tuple(map(int, inst.protected_cells))
+        safe, size = tuple(map(int, inst.safe_cells)), lag.model_size
+    objective = float(weights[list(pattern)].sum()) if pattern else 0.0
     if checked.protected:
         lower = min(lower, objective)
     proven = checked.protected and objective <= lower + 1e-9
     return SolveResult(
-        method=f"certify({inst.model})", termination="optimal" if proven else "gap_limit",
+        method=f"certify({model_name})", termination="optimal" if proven else "gap_limit",
         status=("optimal" if proven else "feasible") if checked.protected else "infeasible",
         suppressed=pattern, objective=objective, lower_bound=lower,
         gap=relative_gap(objective, lower) if checked.protected else math.inf,
-        proven_optimal=proven, proof="lagrangian" if proven else "", model=inst.model,
-        unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)),
-        timings={"total": time.perf_counter() - started}, model_size=lag.model_size,
-        history=lag.history, audit=checked, multipliers=lag.multipliers)
+        proven_optimal=proven, proof="bound" if proven else "", model=model_name,
+        unsafe=unsafe, safe=safe, timings={"total": time.perf_counter() - started},
+        model_size=size, history=history, audit=checked, multipliers=multipliers)

@@ -177,8 +177,15 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from cspopt.io import read_table
 
     table = read_table(args.table)
-    result = cspopt.certify(table, _parse_ids(args.suppress), time_limit=args.time_limit,
-                            max_iterations=args.iterations, **_solve_options(args))
+    options = _solve_options(args)
+    protection = args.protection
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection == "interval":
+        options = {"weights": options["weights"]}
+    result = cspopt.certify(table, _parse_ids(args.suppress), protection=protection,
+                            time_limit=args.time_limit, max_iterations=args.iterations,
+                            **options)
     _print_result(result, args.json)
     return 0 if result.audit.protected else 1
 
@@ -281,6 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")
     p.add_argument("table")
     p.add_argument("--suppress", metavar="IDS", required=True)
+    p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     model_options(p)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
 

@@ -120,3 +120,19 @@ def test_incremental_attacker_heuristic_is_safe_and_seeds_the_mip():
         assert start["phase"] == "heuristic"
         assert start["upper_bound"] == pytest.approx(inst.weights[pattern].sum())
         assert result.objective <= start["upper_bound"] + 1e-9
+
+
+def test_certify_tauargus_modular_pattern():
+    import cspopt
+
+    t = read_table(INSTANCES / "pp_shadow.jj").replace(costs="value")
+    modular = [23, 50, 51, 73, 74, 86, 87, 96, 98, 114, 115, 133]
+    result = cspopt.certify(t, modular)
+    assert result.model == "FS" and result.audit.protected and result.audit.requirement == "interval"
+    assert result.objective == 2524351 and result.lower_bound == 521926
+    assert result.gap == pytest.approx(1 - 521926 / 2524351)
+    assert cspopt.certify(t, modular[:-1]).status == "infeasible"
+    exact = cspopt.certify(read_table(INSTANCES / "ex1.jj"), [4, 10, 11], protection="exact")
+    assert exact.model == "PN" and exact.audit.requirement == "exact"
+    with pytest.raises(InputError):
+        cspopt.certify(t, modular, protection="interval", tau=2)
