@@ -225,6 +225,7 @@ def bound(
     table,
     *,
     method: str = "lagrangian",
+    protection: str = "exact",
     model: str = "auto",
     dual: str = "subgradient",
     time_limit: float | None = None,
@@ -234,10 +235,28 @@ def bound(
 ) -> SolveResult:
     """A valid lower bound on the optimum: the bound oracle.
 
-    ``method="lagrangian"`` returns the best ``z(lambda)`` found and its multipliers (pass
-    them back as ``multipliers`` to warm-start); ``method="lp"`` solves the LP relaxation.
-    ``status`` is ``bound_only``; no pattern is returned.
+    Exact disclosure: ``method="lagrangian"`` returns the best ``z(lambda)`` found and its
+    multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"`` solves the
+    LP relaxation. Interval protection (``protection="interval"``): ``method="lp"`` is the LP
+    bound of the Fischetti–Salazar model, ``method="mip"`` the dual bound of a time-limited
+    solve. ``status`` is ``bound_only``; no pattern is returned.
     """
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection == "interval":
+        from cspopt.interval import solve_interval
+
+        if method not in ("lp", "mip"):
+            raise InputError("interval bounds: method must be 'lp' or 'mip'")
+        solved = solve_interval(table, relax=method == "lp", time_limit=time_limit, **options)
+        return SolveResult(
+            method=f"bound-{solved.method}", termination=solved.termination,
+            status="infeasible" if solved.status == "infeasible" else "bound_only",
+            suppressed=(), objective=math.nan, lower_bound=solved.lower_bound, gap=math.nan,
+            proven_optimal=False, proof="", model="FS", unsafe=solved.unsafe, safe=solved.safe,
+            timings=solved.timings, model_size=solved.model_size, history=solved.history)
+    if protection != "exact":
+        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit, **options)
     if method != "lagrangian":

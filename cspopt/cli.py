@@ -164,10 +164,20 @@ def _cmd_bound(args: argparse.Namespace) -> int:
     from cspopt.io import read_table
 
     table = read_table(args.table)
-    result = cspopt.bound(table, method=args.method, dual=args.dual,
-                          time_limit=args.time_limit, max_iterations=args.iterations,
-                          **_solve_options(args)) if args.method == "lagrangian" else \
-        cspopt.bound(table, method="lp", time_limit=args.time_limit, **_solve_options(args))
+    protection = args.protection
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection == "interval":
+        method = "lp" if args.method == "lagrangian" else args.method
+        result = cspopt.bound(table, method=method, protection="interval",
+                              time_limit=args.time_limit, weights=args.weights)
+    else:
+        if args.method == "mip":
+            raise InputError("--method mip bounds apply to --protection interval")
+        extra = ({"dual": args.dual, "max_iterations": args.iterations}
+                 if args.method == "lagrangian" else {})
+        result = cspopt.bound(table, method=args.method, time_limit=args.time_limit,
+                              **extra, **_solve_options(args))
     _print_result(result, args.json)
     return 0 if result.status == "bound_only" else 1
 
@@ -281,7 +291,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bound", help="a valid lower bound (the bound oracle)")
     p.add_argument("table")
     model_options(p)
-    p.add_argument("--method", choices=["lagrangian", "lp"], default="lagrangian")
+    p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
+    p.add_argument("--method", choices=["lagrangian", "lp", "mip"], default="lagrangian",
+                   help="exact: lagrangian or lp; interval: lp (default) or mip (dual bound "
+                        "of a time-limited solve)")
     p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
     p.set_defaults(run=_cmd_bound)
 

@@ -110,11 +110,18 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     assert data["proof"] == "lagrangian" and data["suppressed"] == [4, 10, 11]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["bound", EX1, "--weights", "value", "--json"]) == 0
+    assert main(["bound", EX1, "--weights", "value", "--protection", "exact", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "bound_only" and data["lower_bound"] == 1950
-    assert main(["bound", EX1, "--weights", "value", "--method", "lp", "--json"]) == 0
+    assert main(["bound", EX1, "--weights", "value", "--method", "lp", "--protection", "exact",
+                 "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
+    assert main(["bound", EX1, "--weights", "value", "--json"]) == 0  # interval LP bound
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"] == "FS" and 0 < data["lower_bound"] <= 1950
+    assert main(["bound", EX1, "--weights", "value", "--method", "mip", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
+    assert main(["bound", EX1, "--method", "mip", "--protection", "exact"]) == 2
     assert main(["certify", EX1, "--suppress", "4,10,11,14", "--weights", "value",
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -136,3 +136,17 @@ def test_certify_tauargus_modular_pattern():
     assert exact.model == "PN" and exact.audit.requirement == "exact"
     with pytest.raises(InputError):
         cspopt.certify(t, modular, protection="interval", tau=2)
+
+
+def test_bound_oracle_for_interval_protection():
+    import cspopt
+
+    for table in (read_table(INSTANCES / "ex1.jj"), gensup_class2(8, 6, seed=3)):
+        optimum = solve_interval(table, time_limit=60)
+        assert optimum.proven_optimal
+        lp = cspopt.bound(table, protection="interval", method="lp")
+        mip = cspopt.bound(table, protection="auto", method="mip", time_limit=60)
+        assert lp.status == mip.status == "bound_only" and lp.model == "FS"
+        assert lp.lower_bound <= mip.lower_bound <= optimum.objective + 1e-9
+    with pytest.raises(InputError):
+        cspopt.bound(read_table(INSTANCES / "ex1.jj"), protection="interval")  # lagrangian
