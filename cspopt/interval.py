@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.result import SolveResult, relative_gap
-from cspopt.table import Table, cell_costs
+from cspopt.table import Table, suppression_options
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_model", "build_fs_matrix",
            "incremental_attacker", "solve_interval"]
@@ -66,18 +66,10 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
                             preprocessing: bool = True) -> IntervalInstance:
     """Validate once and build the arrays of the interval model."""
     n = table.num_cells
-    weights = table.costs if weights is None else cell_costs(table.values, weights)
-    if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
-        raise InputError("weights must be finite and >= 0, one per cell")
     if not table.has_interval_protection:
         raise InputError("no sensitive cell has a positive protection level; use the exact "
                          "models (cspopt.solve) or give lpl/upl/spl")
-    published = table.must_publish.copy()
-    if must_publish is not None:
-        ids = np.asarray(must_publish, dtype=np.int64)
-        if np.any((ids < 0) | (ids >= n)):
-            raise InputError(f"must_publish names unknown cells; cells are 0..{n - 1}")
-        published[ids] = True
+    weights, published = suppression_options(table, weights, must_publish)
     if np.any(published & table.sensitive):
         raise InputError("a sensitive cell is also listed as must-publish")
     free = np.flatnonzero(~published)

@@ -28,7 +28,8 @@ from cspopt.errors import (
 )
 from cspopt.structure import Dimension, relations_from_labels
 
-__all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS"]
+__all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS",
+           "suppression_options"]
 
 
 class CellStatus(str, enum.Enum):
@@ -74,6 +75,23 @@ def cell_costs(values: np.ndarray, costs: str | Iterable[float] | float) -> np.n
         raise InvalidTableError(
             f"costs has {np.size(costs)} entries for {values.size} cells") from None
     return np.array(out, dtype=float)
+
+
+def suppression_options(table: "Table", weights=None,
+                        must_publish=None) -> tuple[np.ndarray, np.ndarray]:
+    """Validated suppression weights (default: the table's costs) and the mask of cells that
+    must be published (status ``z`` plus ``must_publish``), shared by every model builder."""
+    n = table.num_cells
+    weights = table.costs if weights is None else cell_costs(table.values, weights)
+    if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
+        raise InvalidTableError("weights must be finite and >= 0, one per cell")
+    published = table.must_publish.copy()
+    if must_publish is not None:
+        ids = np.asarray(must_publish, dtype=np.int64)
+        if np.any((ids < 0) | (ids >= n)):
+            raise PatternError(f"must_publish names unknown cells; cells are 0..{n - 1}")
+        published[ids] = True
+    return np.asarray(weights, float), published
 
 
 class Relations:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
-from cspopt.table import Table, cell_costs
+from cspopt.table import Table, suppression_options
 
 __all__ = ["ExactInstance", "build_instance", "preprocess", "MODELS"]
 
@@ -189,15 +189,7 @@ def build_instance(
     except NotNetworkError as exc:
         raise NotNetworkError(f"(P) and (P_N) are stated on 2-D tables: {exc}") from None
     n = table.num_cells
-    weights = table.costs if weights is None else cell_costs(table.values, weights)
-    if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
-        raise InputError("weights must be finite and >= 0, one per cell")
-    published = table.must_publish.copy()
-    if must_publish is not None:
-        ids = np.asarray(must_publish, dtype=np.int64)
-        if np.any((ids < 0) | (ids >= n)):
-            raise InputError(f"must_publish names unknown cells; cells are 0..{n - 1}")
-        published[ids] = True
+    weights, published = suppression_options(table, weights, must_publish)
     if publish_totals:
         published |= _totals(table)
     if publish_zeros:
