@@ -29,7 +29,7 @@ from cspopt.errors import InputError
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
-from cspopt.result import SolveResult, relative_gap
+from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import cell_costs
 
 __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
@@ -53,14 +53,6 @@ def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limi
     return run(oracle, multipliers=multipliers, incumbent=incumbent,
                max_iterations=max_iterations, time_limit=time_limit, started=started,
                on_iteration=progress)
-
-
-def _bound_value(inst, value: float) -> float:
-    """Round a bound up when every weight is an integer (the optimum then is one)."""
-    weights = inst.weights[inst.candidates]
-    if math.isfinite(value) and np.all(weights == np.round(weights)):
-        return float(math.ceil(value - 1e-6))
-    return float(value)
 
 
 def _pattern(inst, mask) -> tuple[int, ...]:
@@ -147,7 +139,7 @@ def solve(
                       progress=on_iteration)
     timings["lagrangian"] = time.perf_counter() - t0
     history = [initial] + list(state.history)
-    lower = _bound_value(inst, state.lower_bound)
+    lower = integral_bound(state.lower_bound, weights)
     pattern = _pattern(inst, state.incumbent)
     upper = state.upper_bound
     method_name = f"lagrangian({inst.model},{dual})"
@@ -168,7 +160,7 @@ def solve(
             lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
             timings["lp"] = time.perf_counter() - t0
             if lp.status == "bound_only":
-                lower = max(lower, _bound_value(inst, lp.lower_bound))
+                lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
                 method_name += "+lp"
                 history.append(dict(iteration=len(history) + 1,
                                     time=time.perf_counter() - started, lower_bound=lower,
@@ -325,7 +317,7 @@ def certify(
         if remaining is None or remaining > 0:
             lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
             if lp.status == "bound_only":
-                lower = max(lower, _bound_value(inst, lp.lower_bound))
+                lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
         model_name, history, multipliers = inst.model, lag.history, lag.multipliers
         unsafe = tuple(map(int, inst.protected_cells))
         safe, size = tuple(map(int, inst.safe_cells)), lag.model_size

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
-from cspopt.result import SolveResult, relative_gap
+from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_model", "build_fs_matrix",
@@ -325,9 +325,8 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     timings = {"build": t_build, "solve": time.perf_counter() - t0}
     termination = outcome["termination"]
     lower = outcome.get("lower_bound", 0.0)
-    w = inst.weights[inst.candidates]
-    if not relax and math.isfinite(lower) and np.all(w == np.round(w)):
-        lower = math.ceil(lower - 1e-6)
+    if not relax:
+        lower = integral_bound(lower, inst.weights[inst.candidates])
     if termination == "infeasible":
         lower = math.inf
     checked, suppressed, objective = None, (), math.nan

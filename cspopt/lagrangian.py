@@ -37,6 +37,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from cspopt.errors import InputError
 from cspopt.formulations.instance import ExactInstance
+from cspopt.result import integral_bound
 
 __all__ = ["LagrangianState", "PathOracle", "path_heuristic", "subgradient", "cutting_plane",
            "dual_ascent", "end_multipliers", "initial_multipliers", "evaluate", "project_capped"]
@@ -316,10 +317,6 @@ def initial_multipliers(oracle: PathOracle, state: LagrangianState | None = None
     return best
 
 
-def _integral(weights: np.ndarray) -> bool:
-    return bool(np.all(weights == np.round(weights)))
-
-
 def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.ndarray,
                      preferred: np.ndarray) -> None:
     """Rerun the path heuristic with zero weight on ``preferred`` cells; keep a better pattern."""
@@ -331,7 +328,7 @@ def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.nda
 
 
 def _finish_iteration(state: LagrangianState, *, started: float, t_iter: float,
-                      integral: bool, on_iteration, max_iterations: int,
+                      weights: np.ndarray, on_iteration, max_iterations: int,
                       time_limit: float | None, **extra) -> bool:
     """Record the iteration and decide whether to stop (sets ``state.termination``)."""
     elapsed = time.perf_counter() - started
@@ -340,8 +337,7 @@ def _finish_iteration(state: LagrangianState, *, started: float, t_iter: float,
                               ms=1000 * (time.perf_counter() - t_iter), **extra))
     if on_iteration is not None:
         on_iteration(state)
-    bound = math.ceil(state.lower_bound - 1e-6) if integral else state.lower_bound
-    if state.upper_bound <= bound + 1e-9:
+    if state.upper_bound <= integral_bound(state.lower_bound, weights) + 1e-9:
         state.termination = "optimal"
     elif state.iterations >= max_iterations:
         state.termination = "iteration_limit"
@@ -398,7 +394,6 @@ def subgradient(
     if np.any(~np.isfinite(lam)) or np.any(lam < 0):
         raise InputError("multipliers must be finite and >= 0")
     state.multipliers = lam
-    integral = _integral(weights)
     if incumbent is not None:
         state.incumbent = incumbent.copy()
         state.upper_bound = float(weights[incumbent].sum())
@@ -426,7 +421,7 @@ def subgradient(
         if heuristic_every and (state.iterations == 1 or
                                 state.iterations % heuristic_every == 0):
             _offer_heuristic(oracle, state, weights, x | usage.any(axis=0))
-        if _finish_iteration(state, started=started, t_iter=t_iter, integral=integral,
+        if _finish_iteration(state, started=started, t_iter=t_iter, weights=weights,
                              on_iteration=on_iteration, max_iterations=max_iterations,
                              time_limit=time_limit, step=theta):
             break
@@ -485,7 +480,6 @@ def cutting_plane(
     started = time.perf_counter() if started is None else started
     weights = inst.weights[inst.candidates]
     num_k, num_x = inst.protected_cells.size, inst.candidates.size
-    integral = _integral(weights)
     state = LagrangianState(multipliers=np.zeros((num_k, num_x)))
     if incumbent is not None:
         state.incumbent = incumbent.copy()
@@ -568,7 +562,7 @@ def cutting_plane(
             for x, c in x_col.items():
                 support[x] = sol[c] > 1e-6
             _offer_heuristic(oracle, state, weights, support)
-        if _finish_iteration(state, started=started, t_iter=t_iter, integral=integral,
+        if _finish_iteration(state, started=started, t_iter=t_iter, weights=weights,
                              on_iteration=on_iteration, max_iterations=max_iterations,
                              time_limit=time_limit, master=master):
             break

@@ -7,13 +7,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SolveResult", "TERMINATIONS", "STATUSES", "relative_gap"]
+__all__ = ["SolveResult", "TERMINATIONS", "STATUSES", "relative_gap", "integral_bound"]
 
 #: why the method stopped
 TERMINATIONS = ("optimal", "time_limit", "gap_limit", "iteration_limit", "stalled", "infeasible",
                 "interrupted", "error")
 #: what came back
 STATUSES = ("optimal", "feasible", "bound_only", "infeasible", "none")
+
+
+def integral_bound(value: float, weights) -> float:
+    """A lower bound rounded up when every weight is an integer (the optimum then is one).
+
+    The ``1e-6`` slack keeps solver round-off (``12.0000001``) from adding a unit.
+    """
+    import numpy as np
+
+    weights = np.asarray(weights)
+    if math.isfinite(value) and np.all(weights == np.round(weights)):
+        return float(math.ceil(value - 1e-6))
+    return float(value)
 
 
 def relative_gap(objective: float, lower_bound: float) -> float:

@@ -15,7 +15,7 @@ from cspopt.audit import audit
 from cspopt.errors import InputError, SolverError
 from cspopt.formulations.instance import ExactInstance, build_instance
 from cspopt.formulations.matrix import MatrixModel, build_matrix
-from cspopt.result import SolveResult, relative_gap
+from cspopt.result import SolveResult, integral_bound, relative_gap
 
 __all__ = ["solve_exact", "choose_model", "audit_pattern", "run_highs"]
 
@@ -163,9 +163,8 @@ def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, tim
     suppressed = tuple(sorted(int(c) for c in outcome.get("suppressed", ())))
     weights = inst.weights
     lower = outcome.get("lower_bound", -math.inf)
-    if not relax and math.isfinite(lower) and np.all(
-            weights[inst.candidates] == np.round(weights[inst.candidates])):
-        lower = math.ceil(lower - 1e-6)  # integral weights: the optimum is an integer
+    if not relax:
+        lower = integral_bound(lower, weights[inst.candidates])
     lower = max(lower, 0.0)
     if termination == "infeasible":
         lower = math.inf
