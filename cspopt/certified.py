@@ -30,7 +30,7 @@ from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
 from cspopt.result import SolveResult, integral_bound, relative_gap
-from cspopt.table import cell_costs
+from cspopt.table import suppression_options
 
 __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
 
@@ -73,6 +73,7 @@ def solve(
     threads: int | None = None,
     verbose: bool = False,
     progress: Callable[[dict], None] | None = None,
+    instance=None,
     **options,
 ) -> SolveResult:
     """Solve the exact-disclosure problem with a certificate.
@@ -96,6 +97,8 @@ def solve(
     progress : callable(dict), optional
         Called with each history record (``iteration``, ``time``, ``lower_bound``,
         ``upper_bound``).
+    instance : ExactInstance, optional
+        A prebuilt instance (its options then replace ``model`` and ``options``).
     **options
         ``weights``, ``publish_totals``, ``publish_zeros``, ``must_publish``, ``tau``,
         ``preprocessing`` (see :func:`cspopt.formulations.instance.build_instance`).
@@ -115,8 +118,8 @@ def solve(
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
     if method == "mip":
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
-                           threads=threads, verbose=verbose, **options)
-    inst = _instance(table, model, options)
+                           threads=threads, verbose=verbose, instance=instance, **options)
+    inst = instance if instance is not None else _instance(table, model, options)
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
     t0 = time.perf_counter()
@@ -223,6 +226,7 @@ def bound(
     time_limit: float | None = None,
     max_iterations: int = 200,
     multipliers: np.ndarray | None = None,
+    instance=None,
     **options,
 ) -> SolveResult:
     """A valid lower bound on the optimum: the bound oracle.
@@ -250,11 +254,13 @@ def bound(
     if protection != "exact":
         raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     if method == "lp":
-        return solve_exact(table, model=model, relax=True, time_limit=time_limit, **options)
+        return solve_exact(table, model=model, relax=True, time_limit=time_limit,
+                           instance=instance, **options)
     if method != "lagrangian":
         raise InputError(f"method must be 'lagrangian' or 'lp', not {method!r}")
     result = solve(table, method="lagrangian", model=model, dual=dual, time_limit=time_limit,
-                   max_iterations=max_iterations, multipliers=multipliers, **options)
+                   max_iterations=max_iterations, multipliers=multipliers, instance=instance,
+                   **options)
     return SolveResult(
         method=result.method, termination=result.termination,
         status="bound_only" if result.status != "infeasible" else "infeasible",
@@ -298,8 +304,7 @@ def certify(
             raise InputError("interval certification takes only weights and must_publish")
         checked = audit(table, pattern, requirement="interval", cells="sensitive")
         solved = solve_interval(table, time_limit=time_limit, **options)
-        weights = table.costs if options.get("weights") is None else cell_costs(
-            table.values, options["weights"])
+        weights, _ = suppression_options(table, options.get("weights"))
         model_name, lower, history = "FS", solved.lower_bound, solved.history
         unsafe, safe, size = solved.unsafe, solved.safe, solved.model_size
         multipliers = None
@@ -310,8 +315,8 @@ def certify(
             raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
         checked = audit_pattern(inst, pattern)
         weights = inst.weights
-        lag = bound(table, model=inst.model, time_limit=time_limit,
-                    max_iterations=max_iterations, **options)
+        lag = bound(table, time_limit=time_limit, max_iterations=max_iterations,
+                    instance=inst)
         lower = lag.lower_bound
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:

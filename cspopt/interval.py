@@ -293,10 +293,11 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         raise InputError(f"time_limit must be positive, got {time_limit}")
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
-    history = []
+    history, timings = [], {}
     if mip_start is None and not relax and inst.protected.size:
         t0 = time.perf_counter()
         start_pattern = incremental_attacker(inst)
+        timings["heuristic"] = time.perf_counter() - t0
         if audit(table, start_pattern, requirement="interval", cells="sensitive").protected:
             mip_start = start_pattern
             history.append(dict(iteration=0, time=time.perf_counter() - started,
@@ -322,7 +323,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
                                     time_limit=time_limit, gap=gap, threads=None,
                                     verbose=verbose, mip_start=mip_start)
-    timings = {"build": t_build, "solve": time.perf_counter() - t0}
+    timings.update(build=t_build, solve=time.perf_counter() - t0)
     termination = outcome["termination"]
     lower = outcome.get("lower_bound", 0.0)
     if not relax:
