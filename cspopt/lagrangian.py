@@ -232,8 +232,7 @@ def end_multipliers(oracle: PathOracle) -> np.ndarray:
     return np.where(touch, weights / np.maximum(share, 1), 0.0)
 
 
-def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000,
-                deadline: float | None = None) -> np.ndarray:
+def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000) -> np.ndarray:
     """Raise the multipliers cut by cut (Wong 1984's dual ascent, on the path relaxation).
 
     ``residual_c = xi_c - sum_k lambda^k_c``. For cell ``k`` let ``S`` be the nodes its
@@ -278,7 +277,7 @@ def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000,
             lam[p, cells] += delta
             residual[cells] -= delta
             progressed = True
-        if not progressed or (deadline is not None and time.perf_counter() > deadline):
+        if not progressed:
             break
     return lam
 
