@@ -26,6 +26,7 @@ from collections.abc import Iterable
 import highspy
 import numpy as np
 
+from cspopt._highs import new_highs
 from cspopt.audit._judge import assemble, judge_cell, resolve_options, tolerance_for
 from cspopt.audit.result import AuditResult
 from cspopt.errors import InputError, SolverError
@@ -120,27 +121,10 @@ class _AttackerLP:
         self.num_solves = 0
 
     def _new_highs(self, *, integer: bool) -> highspy.Highs:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        if not integer:
-            h.setOptionValue("presolve", "off")  # keeps the basis between objective changes
-        lp = highspy.HighsLp()
-        lp.num_col_ = int(self.columns.size)
-        lp.num_row_ = int(self.matrix.shape[0])
-        lp.col_cost_ = np.zeros(lp.num_col_)
-        lp.col_lower_ = np.where(np.isfinite(self.lower), self.lower, -highspy.kHighsInf)
-        lp.col_upper_ = np.where(np.isfinite(self.upper), self.upper, highspy.kHighsInf)
-        lp.row_lower_ = np.zeros(lp.num_row_)
-        lp.row_upper_ = np.zeros(lp.num_row_)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = self.matrix.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = self.matrix.indices.astype(np.int32)
-        lp.a_matrix_.value_ = self.matrix.data.astype(float)
-        if integer:
-            lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
-        if h.passModel(lp) != highspy.HighsStatus.kOk:
-            raise SolverError("HiGHS rejected the attacker LP")
-        return h
+        n, m = int(self.columns.size), int(self.matrix.shape[0])
+        return new_highs(self.matrix, np.zeros(n), self.lower, self.upper, np.zeros(m),
+                         np.zeros(m), integer=np.full(n, integer), presolve=integer,
+                         what="attacker LP")
 
     def _optimise(self, col: int, sense) -> tuple[float, bool]:
         """Optimal deviation of column ``col`` and whether the optimum point is integral."""

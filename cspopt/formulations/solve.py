@@ -11,6 +11,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from cspopt._highs import new_highs
 from cspopt.audit import audit
 from cspopt.errors import InputError, SolverError
 from cspopt.formulations.instance import ExactInstance, build_instance
@@ -208,34 +209,16 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
     (handed over sparsely; HiGHS completes it). Returns ``termination``, ``has_solution``,
     ``x`` and ``lower_bound`` (the LP value for ``relax``, else the MIP dual bound).
     """
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
+    num_cols = int(matrix.shape[1])
+    if num_cols == 0:  # nothing to decide
+        return dict(termination="optimal", has_solution=True, x=np.zeros(0), lower_bound=0.0)
+    h = new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper,
+                  integer=None if relax else integer, verbose=verbose)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))
     if threads is not None:
         h.setOptionValue("threads", int(threads))
-    num_cols = int(matrix.shape[1])
-    if num_cols == 0:  # nothing to decide
-        return dict(termination="optimal", has_solution=True, x=np.zeros(0), lower_bound=0.0)
-    csc = sp.csc_matrix(matrix)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = num_cols, int(matrix.shape[0])
-    lp.col_cost_ = np.asarray(cost, float)
-    inf = highspy.kHighsInf
-    lp.col_lower_ = np.where(np.isfinite(col_lower), col_lower, -inf)
-    lp.col_upper_ = np.where(np.isfinite(col_upper), col_upper, inf)
-    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
-    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
-    lp.a_matrix_.value_ = csc.data.astype(float)
-    if not relax and np.any(integer):
-        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                           for i in integer]
-    if h.passModel(lp) != highspy.HighsStatus.kOk:
-        raise SolverError("HiGHS rejected the model")
     if start is not None:
         start = np.asarray(start, float)
         known = np.flatnonzero(~np.isnan(start))
