@@ -1,0 +1,313 @@
+"""Capacity constraints: the attacker problems of a suppression vector and the cuts they give.
+
+Fischetti & Salazar-Gonzalez (2001) (seed 002 §3, Castro 2007 eq. (3) projected onto ``y``).
+For a protected cell ``p`` and suppression levels ``y`` (1 on sensitive cells, 0 on published
+ones), the attacker's largest increase of ``p`` is the LP
+
+    U_p(y) = max x_p   s.t.  A x = 0,   -(a_i - lb_i) y_i <= x_i <= M_i y_i,
+
+and ``L_p(y)`` (the largest decrease) is the same with ``max -x_p``. A pattern protects ``p``
+when ``U_p >= upl_p``, ``L_p >= lpl_p`` and ``U_p + L_p >= spl_p``. For any multipliers
+``pi`` on ``A x = 0`` put ``q = e_p - A^T pi``; weak duality gives
+
+    U_p(y) <= sum_i g_i y_i,        g_i = max(q_i, 0) M_i + max(-q_i, 0) (a_i - lb_i),
+
+so every requirement implies the *capacity constraint* ``sum_i g_i y_i >= upl_p`` (and its
+lower and sliding analogues). It is valid for every ``pi`` and tight at an optimal dual of the
+LP at ``y``, hence a Benders cut of the compact model: adding all of them gives exactly its
+LP bound. Sensitive cells (``y_i = 1``) move to the right-hand side ``b``, and for binary
+``y`` the coefficients can be capped at ``b`` (a cell whose own capacity covers the requirement
+satisfies it alone).
+
+On network tables (2-D tables with margins) ``pi`` can be taken as the indicator of the
+source side ``S`` of a minimum cut: the attacker's problem is a maximum flow from the head of
+``p`` back to its tail (seed 000 §2), arcs leaving ``S`` contribute ``M_i`` (cells that would
+increase) and arcs entering ``S`` contribute ``a_i - lb_i``. Flows are computed by
+:func:`scipy.sparse.csgraph.maximum_flow` on capacities scaled to integers and rounded down,
+so the flow value is a valid *lower* bound on ``U_p`` (a proof of protection) and the cut
+value a valid *upper* bound (a proof of exposure); when rounding leaves them on both sides of
+the requirement the LP decides.
+
+References
+----------
+M. Fischetti and J. J. Salazar-Gonzalez, "Solving the cell suppression problem on tabular
+data with linear constraints", Management Science 47 (2001) 1008-1027.
+J. Castro, "A shortest-paths heuristic for statistical data protection in positive tables",
+INFORMS J. Computing 19 (2007) 520-533, eq. (3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+from cspopt._highs import new_highs
+from cspopt.audit._judge import tolerance_for
+from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.interval import IntervalInstance
+
+__all__ = ["CapacityCut", "CapacityOracle"]
+
+#: integer units a requirement is scaled to for scipy's integer maximum flow
+_FLOW_UNITS = 1_000_000
+
+
+@dataclass(frozen=True)
+class CapacityCut:
+    """``sum coefficients[j] * y[candidates[j]] >= 1`` (normalised by its right-hand side).
+
+    ``candidates`` index :attr:`IntervalInstance.candidates`; ``cell`` and ``requirement``
+    (``"upper"``, ``"lower"`` or ``"sliding"``) say which protection it enforces, and
+    ``violation`` is ``1 - activity`` at the point it was separated from.
+    """
+
+    cell: int
+    requirement: str
+    candidates: np.ndarray
+    coefficients: np.ndarray
+    violation: float
+
+    def activity(self, y_candidates: np.ndarray) -> float:
+        return float(self.coefficients @ y_candidates[self.candidates])
+
+
+@dataclass
+class _Side:
+    """One attacker problem's answer: a proven attainable value and a capacity vector."""
+
+    attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
+    capacity: np.ndarray  # g over free cells: U_p(y) <= g . y for every y
+
+
+class CapacityOracle:
+    """Attacker problems of one :class:`IntervalInstance` at any ``y``, and capacity cuts.
+
+    Build once; :meth:`separate` is called thousands of times inside branch-and-cut and works
+    on prebuilt arrays only. ``method="auto"`` uses minimum cuts on network tables and the
+    attacker LP (one warm-started HiGHS model) elsewhere.
+    """
+
+    def __init__(self, inst: IntervalInstance, *, method: str = "auto", strengthen: bool = True):
+        if method not in ("auto", "network", "lp"):
+            raise InputError(f"method must be 'auto', 'network' or 'lp', not {method!r}")
+        if not strengthen and method == "network":
+            raise InputError("minimum cuts cap capacities at the requirement: plain Benders "
+                             "cuts (strengthen=False) need method='lp'")
+        self.strengthen = strengthen
+        table = inst.table
+        self.inst = inst
+        self.num_free = nf = inst.free.size
+        self.position = np.searchsorted(inst.free, inst.protected)
+        self.is_candidate = ~table.sensitive[inst.free]
+        self.requirements = []  # (k, kind, rhs)
+        for k, cell in enumerate(inst.protected.tolist()):
+            lpl, upl, spl = (float(table.lower_protection[cell]),
+                             float(table.upper_protection[cell]),
+                             float(table.sliding_protection[cell]))
+            for kind, rhs in (("upper", upl), ("lower", lpl)):
+                if rhs > 0:
+                    self.requirements.append((k, kind, rhs))
+            if spl > upl + lpl:  # otherwise the two sides imply it
+                self.requirements.append((k, "sliding", spl))
+        self._rows_of_cell: dict[int, list[int]] = {}
+        for r, (k, _, _) in enumerate(self.requirements):
+            self._rows_of_cell.setdefault(k, []).append(r)
+        self._order = list(self._rows_of_cell)  # protected cells, recently exposed first
+        self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
+                                   for k, _, _ in self.requirements]) / 2
+        self.network = None
+        if method == "network" or (method == "auto" and strengthen):
+            try:
+                self.network = table.network()
+            except NotNetworkError:
+                if method == "network":
+                    raise InputError("method='network' needs a table whose relations form a "
+                                     "network (a 2-D table with margins)") from None
+        if self.network is not None:
+            net = self.network
+            # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it; parallel
+            # arcs share one entry of a CSR structure built once and refilled per flow
+            tail, head = net.tail[inst.free], net.head[inst.free]
+            self._arc_from = np.concatenate([tail, head])
+            self._arc_to = np.concatenate([head, tail])
+            self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
+            key = self._arc_from.astype(np.int64) * net.num_nodes + self._arc_to
+            pairs, self._arc_entry = np.unique(key, return_inverse=True)
+            self._indices = (pairs % net.num_nodes).astype(np.int32)
+            self._indptr = np.searchsorted(pairs // net.num_nodes,
+                                           np.arange(net.num_nodes + 1)).astype(np.int32)
+        self._lp = None
+        self.num_lp_solves = 0
+        self.num_flow_solves = 0
+
+    # -- the attacker problems -------------------------------------------------------------
+    def _lp_side(self, k: int, upward: bool, y: np.ndarray) -> _Side:
+        inst = self.inst
+        if self._lp is None:
+            m = inst.relations.shape[0]
+            self._lp = new_highs(inst.relations, np.zeros(self.num_free), np.zeros(self.num_free),
+                                 np.zeros(self.num_free), np.zeros(m), np.zeros(m),
+                                 presolve=False, what="attacker LP")
+        h = self._lp
+        p = int(self.position[k])
+        up, down = inst.up_room[k] * y, inst.down_room * y
+        h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
+        h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p
+        try:
+            h.run()
+            self.num_lp_solves += 1
+            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                h.clearSolver()  # a stale basis can end in "unknown": go cold once
+                h.run()
+            status = h.getModelStatus()
+            if status != highspy.HighsModelStatus.kOptimal:
+                raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
+                                  f"ended with status {h.modelStatusToString(status)}")
+            solution = h.getSolution()
+            x_p = float(solution.col_value[p])
+            pi = np.asarray(solution.row_dual)
+        finally:
+            h.changeColCost(p, 0.0)
+        # max c x <= sum_i max over the box of q_i x_i with q = c + sigma A^T pi; HiGHS's
+        # dual sign convention aside, both signs give valid capacities: keep the tighter
+        c = np.zeros(self.num_free)
+        c[p] = 1.0 if upward else -1.0
+        at_pi = inst.relations.T @ pi
+        best = None
+        for q in (c + at_pi, c - at_pi):
+            g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
+            if best is None or g @ y < best @ y:
+                best = g
+        return _Side(x_p if upward else -x_p, best)
+
+    def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
+        """Maximum flows that return the change of ``p``: from its head to its tail when it
+        rises (``"upper"``), from tail to head when it falls (``"lower"``). Both directions
+        share one capacitated graph."""
+        inst, net = self.inst, self.network
+        p = int(self.position[k])
+        cell = int(inst.protected[k])
+        grow = np.minimum(inst.up_room[k], need)  # capping at the requirement is lossless
+        shrink = np.minimum(inst.down_room, need)  # for binary y (the cut caps them anyway)
+        full = np.concatenate([grow, shrink])
+        capacity = full * np.concatenate([y, y])
+        capacity[[p, p + self.num_free]] = 0.0
+        scale = _FLOW_UNITS / need
+        units = np.bincount(self._arc_entry, weights=np.floor(capacity * scale),
+                            minlength=self._indices.size)
+        graph = sp.csr_matrix((units.astype(np.int32), self._indices, self._indptr),
+                              shape=(net.num_nodes, net.num_nodes))
+        found = {}
+        for side in sides:
+            source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
+                            else (net.tail[cell], net.head[cell]))
+            flow = maximum_flow(graph, int(source), int(sink))
+            self.num_flow_solves += 1
+            reachable = self._residual_reach(graph, flow.flow, int(source))
+            leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
+            g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
+                            minlength=self.num_free)
+            g[p] = 0.0
+            found[side] = _Side(flow.flow_value / scale, g)
+        return found
+
+    def _residual_reach(self, graph, flow, source: int) -> np.ndarray:
+        """Nodes reachable from ``source`` in the residual graph (the source side of a
+        minimum cut). Every arc's reverse is in ``graph``, so scipy returns the flow on the
+        same sparsity structure."""
+        if flow.indices.size == graph.indices.size and np.array_equal(flow.indptr, graph.indptr) \
+                and np.array_equal(flow.indices, graph.indices):
+            residual = graph.data.astype(np.int64) - flow.data
+        else:  # not expected; stay correct if scipy changes its output structure
+            residual = (graph.astype(np.int64) - flow).tocsr()
+            residual.sum_duplicates()
+            graph, residual = residual, residual.data
+        open_ = residual > 0
+        rows = np.bincount(self._entry_row(graph)[open_], minlength=graph.shape[0])
+        arcs = sp.csr_matrix((np.ones(int(open_.sum())), graph.indices[open_],
+                              np.concatenate([[0], np.cumsum(rows)])), shape=graph.shape)
+        reachable = np.zeros(graph.shape[0], dtype=bool)
+        reachable[breadth_first_order(arcs, source, directed=True,
+                                      return_predecessors=False)] = True
+        return reachable
+
+    @staticmethod
+    def _entry_row(graph) -> np.ndarray:
+        return np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+
+    def _sides(self, k: int, y: np.ndarray, need: float, *, lp: bool) -> dict[str, _Side]:
+        kinds = {kind for kk, kind, _ in self.requirements if kk == k}
+        sides = [side for side, wanted in (("upper", {"upper", "sliding"}),
+                                           ("lower", {"lower", "sliding"})) if kinds & wanted]
+        if lp or self.network is None:
+            return {side: self._lp_side(k, side == "upper", y) for side in sides}
+        return self._flow_sides(k, y, need, sides)
+
+    # -- separation ------------------------------------------------------------------------
+    def separate(self, y_candidates: np.ndarray, *, decide: bool = False, first: bool = False,
+                 min_violation: float = 1e-6) -> tuple[bool, list[CapacityCut]]:
+        """Capacity cuts violated by ``y`` (values on :attr:`IntervalInstance.candidates`).
+
+        Returns ``(protected, cuts)``. ``protected`` is proven by attacker values (flows or LP
+        primal values) meeting every requirement within half the audit's tolerance. With
+        ``decide=True`` (integral ``y``) a requirement that the flow bounds leave open is
+        settled by the LP, and every cut with a positive violation is returned. ``first``
+        stops at the first cell found exposed (a feasibility check); cells found exposed are
+        tried first next time.
+        """
+        y = np.ones(self.num_free)
+        y[self.is_candidate] = y_candidates
+        if decide:
+            min_violation = 0.0
+        cuts: list[CapacityCut] = []
+        unproven = False
+        for k in list(self._order):
+            rows = self._rows_of_cell[k]
+            need = max(self.requirements[r][2] for r in rows)
+            rows = self._check(k, rows, self._sides(k, y, need, lp=False), y, cuts,
+                               min_violation)
+            if rows and decide and self.network is not None:
+                rows = self._check(k, rows, self._sides(k, y, need, lp=True), y, cuts,
+                                   min_violation)
+            if rows or (cuts and cuts[-1].cell == int(self.inst.protected[k])):
+                unproven |= bool(rows)
+                self._order.remove(k)
+                self._order.insert(0, k)
+                if first:
+                    break
+        return not (cuts or unproven), cuts
+
+    def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
+        """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``
+        refute; return the rows neither proven nor refuted."""
+        cell = int(self.inst.protected[k])
+        left = []
+        for r in rows:
+            _, kind, rhs = self.requirements[r]
+            parts = [sides[s] for s in (("upper", "lower") if kind == "sliding" else (kind,))]
+            if sum(s.attained for s in parts) >= rhs - self.tolerance[r]:
+                continue
+            cut = self._cut(cell, kind, rhs, sum(s.capacity for s in parts), y)
+            if cut is not None and cut.violation > min_violation:
+                cuts.append(cut)
+            else:
+                left.append(r)
+        return left
+
+    def _cut(self, cell: int, kind: str, rhs: float, capacity: np.ndarray,
+             y: np.ndarray) -> CapacityCut | None:
+        """Move fixed cells to the right-hand side, cap, normalise; None if always met."""
+        rest = rhs - float(capacity[~self.is_candidate].sum())
+        if rest <= 0:
+            return None
+        coef = capacity[self.is_candidate] / rest
+        if self.strengthen:  # binary y: one cell whose capacity covers the need suffices
+            coef = np.minimum(coef, 1.0)
+        support = np.flatnonzero(coef > 1e-12)
+        coef = coef[support]
+        violation = 1.0 - float(coef @ y[self.is_candidate][support])
+        return CapacityCut(cell, kind, support, coef, violation)
