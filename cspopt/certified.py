@@ -240,11 +240,14 @@ def bound(
     if protection == "auto":
         protection = "interval" if table.has_interval_protection else "exact"
     if protection == "interval":
+        from cspopt.branch_and_cut import solve_branch_and_cut
         from cspopt.interval import solve_interval
 
         if method not in ("lp", "mip"):
             raise InputError("interval bounds: method must be 'lp' or 'mip'")
-        solved = solve_interval(table, relax=method == "lp", time_limit=time_limit, **options)
+        solved = (solve_interval(table, relax=True, time_limit=time_limit, **options)
+                  if method == "lp" else
+                  solve_branch_and_cut(table, time_limit=time_limit, **options))
         return SolveResult(
             method=f"bound-{solved.method}", termination=solved.termination,
             status="infeasible" if solved.status == "infeasible" else "bound_only",
@@ -284,8 +287,8 @@ def certify(
 
     ``protection="auto"`` judges interval protection when sensitive cells carry protection
     levels, exact disclosure otherwise. The bound comes from the Lagrangian and LP bounds of
-    (P)/(P_N) (exact), or from a time-limited solve of the Fischetti–Salazar model
-    (interval; its MIP dual bound is valid). The result's ``suppressed``/``objective`` are the
+    (P)/(P_N) (exact), or from a time-limited branch-and-cut on the Fischetti–Salazar
+    model started from the pattern (interval; its dual bound is valid). The result's ``suppressed``/``objective`` are the
     given pattern's and ``audit`` says whether it is safe (``status`` is ``"infeasible"`` if
     not).
     """
@@ -298,12 +301,15 @@ def certify(
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
     if protection == "interval":
         from cspopt.audit import audit
-        from cspopt.interval import solve_interval
+        from cspopt.branch_and_cut import solve_branch_and_cut
 
         if set(options) - {"weights", "must_publish"}:
             raise InputError("interval certification takes only weights and must_publish")
         checked = audit(table, pattern, requirement="interval", cells="sensitive")
-        solved = solve_interval(table, time_limit=time_limit, **options)
+        # the pattern, when safe, is the incumbent to beat: only the bound has to move
+        solved = solve_branch_and_cut(table, time_limit=time_limit,
+                                      mip_start=pattern if checked.protected else None,
+                                      **options)
         weights, _ = suppression_options(table, options.get("weights"))
         model_name, lower, history = "FS", solved.lower_bound, solved.history
         unsafe, safe, size = solved.unsafe, solved.safe, solved.model_size

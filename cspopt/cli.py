@@ -128,15 +128,29 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if protection == "auto":
         protection = "interval" if table.has_interval_protection else "exact"
     if protection == "interval":
-        from cspopt.interval import solve_interval
-
         if args.method == "lagrangian" or args.solver != "highs" or args.model != "auto":
-            raise InputError("interval protection is solved by the Fischetti-Salazar MIP on "
-                             "HiGHS: --method lagrangian, --solver and --model apply to "
-                             "--protection exact")
-        result = solve_interval(table, relax=args.relax, route=args.route,
-                                time_limit=args.time_limit, gap=args.gap, verbose=args.verbose,
-                                mip_start=start, weights=args.weights)
+            raise InputError("interval protection is solved by branch-and-cut (SCIP) or the "
+                             "compact Fischetti-Salazar MIP (HiGHS): --method lagrangian, "
+                             "--solver and --model apply to --protection exact")
+        if args.relax or args.method == "mip":
+            from cspopt.interval import solve_interval
+
+            result = solve_interval(table, relax=args.relax, route=args.route,
+                                    time_limit=args.time_limit, gap=args.gap,
+                                    verbose=args.verbose, mip_start=start,
+                                    weights=args.weights)
+        else:
+            from cspopt.branch_and_cut import solve_branch_and_cut
+
+            progress = _progress_printer(sys.stderr.isatty() or args.verbose)
+            result = solve_branch_and_cut(table, time_limit=args.time_limit, gap=args.gap,
+                                          verbose=args.verbose, mip_start=start,
+                                          weights=args.weights, separation=args.separation,
+                                          progress=progress)
+            if progress is not None:
+                print(file=sys.stderr)
+    elif args.method == "branch-and-cut":
+        raise InputError("--method branch-and-cut applies to --protection interval")
     elif args.relax or args.method == "mip":
         result = solve_exact(
             table, relax=args.relax, solver=args.solver, route=args.route,
@@ -274,9 +288,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
-    p.add_argument("--method", choices=["auto", "lagrangian", "mip"], default="auto",
-                   help="exact protection: heuristic + Lagrangian, then LP and MIP if a gap "
-                        "remains")
+    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut"],
+                   default="auto",
+                   help="exact protection: auto = heuristic + Lagrangian, then LP and MIP if "
+                        "a gap remains; interval protection: auto = branch-and-cut with "
+                        "capacity cuts (SCIP), mip = the compact model (HiGHS)")
+    p.add_argument("--separation", choices=["auto", "network", "lp"], default="auto",
+                   help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
+                        "attacker LPs (any table)")
     p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default="highs")
@@ -293,8 +312,9 @@ def _parser() -> argparse.ArgumentParser:
     model_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     p.add_argument("--method", choices=["lagrangian", "lp", "mip"], default="lagrangian",
-                   help="exact: lagrangian or lp; interval: lp (default) or mip (dual bound "
-                        "of a time-limited solve)")
+                   help="exact: lagrangian or lp; interval: lp (default; the compact "
+                        "model's LP bound) or mip (dual bound of a time-limited "
+                        "branch-and-cut)")
     p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
     p.set_defaults(run=_cmd_bound)
 

@@ -131,6 +131,19 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert main(["solve", EX1, "--start", "4,10,11", "--protection", "exact"]) == 2
 
 
+def test_interval_branch_and_cut_and_compact_from_the_cli(capsys):
+    assert main(["solve", EX1, "--weights", "value", "--json"]) == 0
+    bc = json.loads(capsys.readouterr().out)
+    assert bc["method"].startswith("bc(FS)/scip") and bc["proven_optimal"]
+    assert main(["solve", EX1, "--weights", "value", "--method", "mip", "--json"]) == 0
+    compact = json.loads(capsys.readouterr().out)
+    assert compact["method"].startswith("mip(FS)") and set(compact) == set(bc)
+    assert bc["suppressed"] == compact["suppressed"] == [4, 10, 11]
+    assert main(["solve", EX1, "--weights", "value", "--separation", "lp", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "bc(FS)/scip/lp"
+    assert main(["solve", EX1, "--method", "branch-and-cut", "--protection", "exact"]) == 2
+
+
 def test_solve_protection_modes(capsys):
     assert main(["solve", EX1, "--weights", "value", "--json"]) == 0  # ex1 carries lpl/upl
     data = json.loads(capsys.readouterr().out)
