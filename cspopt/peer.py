@@ -1,0 +1,103 @@
+"""Running the peer ``pytauargus`` (tau-ARGUS' Optimal method) on a JJ file, side by side.
+
+``pytauargus`` is an optional benchmark dependency (``pip install -e ".[bench]"``), never a
+runtime one. Its exact method is reached through the extension module
+(``HiTaSCtrl.full_jj``); the documented entry points pass a time of 0 minutes and stop after
+the initial heuristic. It can kill its process (segfaults seen on CSPLIB hier13, hier133a),
+so every run happens in a subprocess and a crash is recorded as a failure. Its time limit is
+whole minutes of process CPU time, and its initial heuristic ignores it, so the parent also
+enforces a wall-clock limit. Bounds are read from ``cspSCIP.sta``, where they include the
+sensitive cells' own cost; they are returned without it, as cspopt reports them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+__all__ = ["tauargus_available", "run_tauargus_opt"]
+
+_CHILD = r"""
+import json, resource, sys
+from pytauargus import _tauargus as T
+jj, out, minutes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rc = T.HiTaSCtrl().full_jj(in_file_jj=jj, out_file=out + "/JJ.OUT", max_time=minutes,
+                           out_dir=out + "/")
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"rc": rc, "cpu": usage.ru_utime + usage.ru_stime}))
+"""
+
+
+def tauargus_available() -> bool:
+    return importlib.util.find_spec("pytauargus") is not None
+
+
+def run_tauargus_opt(jj_path: str | os.PathLike, *, minutes: int = 1,
+                     wall_limit: float | None = None, primary_cost: float = 0.0) -> dict:
+    """Run tau-ARGUS OPT on ``jj_path`` in a subprocess.
+
+    Returns ``status`` (``optimal``, ``time_limit``, ``error``, ``crashed``, ``killed``,
+    ``not installed``), ``suppressed`` (0-based cell ids of the secondaries), ``objective``
+    and ``lower_bound`` as reported by the peer minus ``primary_cost`` (NaN when absent),
+    ``wall`` and ``cpu`` seconds.
+    """
+    if not tauargus_available():
+        return dict(status="not installed", suppressed=(), objective=math.nan,
+                    lower_bound=math.nan, wall=math.nan, cpu=math.nan)
+    wall_limit = wall_limit if wall_limit is not None else 3 * 60 * minutes + 60
+    with tempfile.TemporaryDirectory(prefix="tauargus-") as out:
+        started = time.perf_counter()
+        try:
+            child = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(Path(jj_path).resolve()), out,
+                 str(int(minutes))], capture_output=True, text=True, timeout=wall_limit)
+            wall = time.perf_counter() - started
+        except subprocess.TimeoutExpired:
+            return dict(status="killed", suppressed=(), objective=math.nan,
+                        lower_bound=math.nan, wall=wall_limit, cpu=math.nan)
+        report = _last_json(child.stdout)
+        if child.returncode != 0 or report is None:
+            return dict(status="crashed", suppressed=(), objective=math.nan,
+                        lower_bound=math.nan, wall=wall, cpu=math.nan,
+                        returncode=child.returncode)
+        rc = report["rc"]
+        status = "optimal" if rc == 0 else "time_limit" if rc == 1 else "error"
+        suppressed = _secondaries(Path(out) / "JJ.OUT")
+        upper, lower = _bounds(Path(out) / "cspSCIP.sta")
+        return dict(status=status, suppressed=suppressed,
+                    objective=upper - primary_cost, lower_bound=lower - primary_cost,
+                    wall=wall, cpu=float(report["cpu"]), returncode=rc)
+
+
+def _last_json(text: str):
+    for line in reversed(text.strip().splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return None
+
+
+def _secondaries(path: Path) -> tuple[int, ...]:
+    if not path.exists():
+        return ()
+    return tuple(sorted(int(tok) for tok in path.read_text().split()))
+
+
+def _bounds(path: Path) -> tuple[float, float]:
+    """``opt`` (final upper bound) and ``BestLB`` from the last line of ``cspSCIP.sta``."""
+    if not path.exists():
+        return math.nan, math.nan
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    header, last = lines[0].split(), lines[-1].split()
+    try:
+        return float(last[header.index("opt")]), float(last[header.index("BestLB")])
+    except (ValueError, IndexError):
+        return math.nan, math.nan
