@@ -29,14 +29,15 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from pyscipopt import SCIP_EVENTTYPE, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Eventhdlr, Model
+from pyscipopt import SCIP_EVENTTYPE, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Eventhdlr
 from pyscipopt import quicksum
 
 from cspopt._highs import new_highs
-from cspopt.audit import audit
 from cspopt.capacity import CapacityCut, CapacityOracle
 from cspopt.errors import InputError, SolverError
-from cspopt.interval import IntervalInstance, build_interval_instance, incremental_attacker
+from cspopt.formulations.scip import TERMINATION, new_scip
+from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
+                             incremental_attacker)
 from cspopt.result import SolveResult, integral_bound, relative_gap
 
 __all__ = ["capacity_lp", "solve_branch_and_cut"]
@@ -200,12 +201,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
     if best["y"] is not None:
         suppressed = tuple(int(c) for c in inst.candidates[best["y"] > 0.5])
         objective = best["upper"]
-        t0 = time.perf_counter()
-        checked = audit(table, suppressed, requirement="interval", cells="sensitive")
-        timings["audit"] = time.perf_counter() - t0
-        if not checked.protected:
-            raise SolverError(f"branch-and-cut returned a pattern exposing cells "
-                              f"{list(checked.exposed)}; please report this table")
+        checked = audit_interval_pattern(table, suppressed, timings, "branch-and-cut")
         lower = min(lower, objective)
     elif not inst.protected.size or not inst.candidates.size:
         suppressed, objective, lower = (), 0.0, 0.0
@@ -245,12 +241,7 @@ def _candidate_vector(inst: IntervalInstance, cells) -> np.ndarray:
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record):
     ny = inst.candidates.size
-    model = Model("cspopt-bc")
-    if not verbose:
-        model.hideOutput()
-    if time_limit is not None:
-        model.setParam("limits/time", float(time_limit))
-    model.setParam("limits/gap", float(gap))
+    model = new_scip("cspopt-bc", time_limit=time_limit, gap=gap, verbose=verbose)
     # the capacity rows live in the handler; presolve could only aggregate y behind its back
     model.setPresolve(SCIP_PARAMSETTING.OFF)
     model.setParam("presolving/maxrestarts", 0)
@@ -272,8 +263,7 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
         model.addSol(sol)
     model.optimize()
     status = model.getStatus()
-    termination = {"optimal": "optimal", "gaplimit": "optimal", "timelimit": "time_limit",
-                   "infeasible": "infeasible", "userinterrupt": "interrupted"}.get(status)
+    termination = TERMINATION.get(status)
     if termination is None:
         raise SolverError(f"SCIP ended with status {status}")
     lower = model.getDualbound()

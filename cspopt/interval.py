@@ -38,7 +38,7 @@ from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_model", "build_fs_matrix",
-           "incremental_attacker", "solve_interval"]
+           "incremental_attacker", "solve_interval", "audit_interval_pattern"]
 
 
 @dataclass(frozen=True)
@@ -334,12 +334,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     if not relax and outcome.get("has_solution"):
         suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
         objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
-        t_audit = time.perf_counter()
-        checked = audit(table, suppressed, requirement="interval", cells="sensitive")
-        timings["audit"] = time.perf_counter() - t_audit
-        if not checked.protected:
-            raise SolverError(f"the interval model returned a pattern exposing cells "
-                              f"{list(checked.exposed)}; please report this table")
+        checked = audit_interval_pattern(table, suppressed, timings, "the interval model")
         lower = min(lower, objective)
     proven = checked is not None and objective <= lower + 1e-9
     status = ("bound_only" if relax and termination == "optimal" else
@@ -353,6 +348,18 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         proof="mip" if proven else "", model="FS",
         unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
         timings=timings, model_size=size, history=tuple(history), audit=checked)
+
+
+def audit_interval_pattern(table, suppressed, timings: dict, solver: str):
+    """The interval audit every returned pattern passes (its time goes to ``timings``); a
+    pattern that fails it is a solver bug, reported as :class:`SolverError`."""
+    started = time.perf_counter()
+    checked = audit(table, suppressed, requirement="interval", cells="sensitive")
+    timings["audit"] = time.perf_counter() - started
+    if not checked.protected:
+        raise SolverError(f"{solver} returned a pattern exposing cells "
+                          f"{list(checked.exposed)}; please report this table")
+    return checked
 
 
 def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,

@@ -9,27 +9,35 @@ import numpy as np
 from cspopt.errors import SolverError
 from cspopt.formulations.matrix import MatrixModel
 
-__all__ = ["solve_matrix_scip"]
+__all__ = ["solve_matrix_scip", "new_scip", "TERMINATION"]
 
-_TERMINATION = {"optimal": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
+TERMINATION = {"optimal": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
                 "gaplimit": "optimal", "userinterrupt": "interrupted", "nodelimit": "interrupted",
                 "sollimit": "interrupted", "bestsollimit": "interrupted",
                 "totalnodelimit": "interrupted", "stallnodelimit": "interrupted",
                 "memlimit": "interrupted"}
 
 
-def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
-    """Solve ``mm`` with SCIP. ``threads`` is ignored: SCIP's branch-and-bound is sequential."""
-    from pyscipopt import Model, quicksum
+def new_scip(name: str, *, time_limit, gap: float, verbose: bool):
+    """A SCIP model with cspopt's limits, silent unless ``verbose``."""
+    from pyscipopt import Model
 
-    if mm.shape[1] == 0:
-        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
-    model = Model("cspopt")
+    model = Model(name)
     if not verbose:
         model.hideOutput()
     if time_limit is not None:
         model.setParam("limits/time", float(time_limit))
     model.setParam("limits/gap", float(gap))
+    return model
+
+
+def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+    """Solve ``mm`` with SCIP. ``threads`` is ignored: SCIP's branch-and-bound is sequential."""
+    from pyscipopt import quicksum
+
+    if mm.shape[1] == 0:
+        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
+    model = new_scip("cspopt", time_limit=time_limit, gap=gap, verbose=verbose)
     vtype = "C" if mm.relax else "B"
     xs = [model.addVar(name=f"v{j}", vtype=vtype, lb=float(mm.col_lower[j]),
                        ub=float(mm.col_upper[j]), obj=float(mm.cost[j]))
@@ -53,7 +61,7 @@ def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbo
             raise SolverError("SCIP rejected the MIP start")
     model.optimize()
     status = model.getStatus()
-    termination = _TERMINATION.get(status)
+    termination = TERMINATION.get(status)
     if termination is None:
         raise SolverError(f"SCIP ended with status {status}")
     has_solution = model.getNSols() > 0 and termination != "infeasible"

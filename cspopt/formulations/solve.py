@@ -9,7 +9,6 @@ from collections.abc import Iterable
 
 import highspy
 import numpy as np
-import scipy.sparse as sp
 
 from cspopt._highs import new_highs
 from cspopt.audit import audit
