@@ -96,23 +96,6 @@ def _add_rows(highs, cuts: list[CapacityCut]) -> None:
                   starts, index, value)
 
 
-def clean_pattern(oracle: CapacityOracle, chosen: np.ndarray, order: np.ndarray,
-                  deadline: float | None = None) -> np.ndarray:
-    """Delete-and-check: drop candidates (in ``order``) whose removal keeps every cell
-    protected. ``chosen`` is a protecting 0/1 vector over the candidates."""
-    chosen = chosen.copy()
-    for j in order.tolist():
-        if not chosen[j]:
-            continue
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        chosen[j] = 0.0
-        protected, _ = oracle.separate(chosen, decide=True)
-        if not protected:
-            chosen[j] = 1.0
-    return chosen
-
-
 def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float = 1e-6,
                          verbose: bool = False, weights=None, must_publish=None,
                          preprocessing: bool = True, separation: str = "auto",
@@ -163,8 +146,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     if ny and inst.protected.size:
         greedy = _candidate_vector(inst, incremental_attacker(inst))
         if oracle.separate(greedy, decide=True)[0]:
-            record("heuristic", y=clean_pattern(oracle, greedy, np.argsort(-weights_y),
-                                                deadline))
+            record("heuristic", y=oracle.prune(greedy, np.argsort(-weights_y), deadline))
     timings["heuristic"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -175,7 +157,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         rounded = (root_y > 1e-9).astype(float)
         if oracle.separate(rounded, decide=True)[0]:
             order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
-            record("rounding", y=clean_pattern(oracle, rounded, order, deadline))
+            record("rounding", y=oracle.prune(rounded, order, deadline))
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
 
     termination = "optimal"

@@ -38,6 +38,7 @@ INFORMS J. Computing 19 (2007) 520-533, eq. (3).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import highspy
@@ -81,6 +82,7 @@ class _Side:
 
     attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
     capacity: np.ndarray  # g over free cells: U_p(y) <= g . y for every y
+    used: np.ndarray  # free cells the attaining flow or LP point moves (others can go)
 
 
 class CapacityOracle:
@@ -168,7 +170,8 @@ class CapacityOracle:
                 raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
                                   f"ended with status {h.modelStatusToString(status)}")
             solution = h.getSolution()
-            x_p = float(solution.col_value[p])
+            x = np.asarray(solution.col_value)
+            x_p = float(x[p])
             pi = np.asarray(solution.row_dual)
         finally:
             h.changeColCost(p, 0.0)
@@ -182,45 +185,61 @@ class CapacityOracle:
             g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
             if best is None or g @ y < best @ y:
                 best = g
-        return _Side(x_p if upward else -x_p, best)
+        return _Side(x_p if upward else -x_p, best, np.abs(x) > 1e-9)
 
     def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
         """Maximum flows that return the change of ``p``: from its head to its tail when it
         rises (``"upper"``), from tail to head when it falls (``"lower"``). Both directions
         share one capacitated graph."""
-        inst, net = self.inst, self.network
         p = int(self.position[k])
-        cell = int(inst.protected[k])
-        grow = np.minimum(inst.up_room[k], need)  # capping at the requirement is lossless
-        shrink = np.minimum(inst.down_room, need)  # for binary y (the cut caps them anyway)
+        grow = np.minimum(self.inst.up_room[k], need)  # capping at the requirement is
+        shrink = np.minimum(self.inst.down_room, need)  # lossless for binary y
         full = np.concatenate([grow, shrink])
-        capacity = full * np.concatenate([y, y])
-        capacity[[p, p + self.num_free]] = 0.0
         scale = _FLOW_UNITS / need
-        units = np.bincount(self._arc_entry, weights=np.floor(capacity * scale),
-                            minlength=self._indices.size)
-        graph = sp.csr_matrix((units.astype(np.int32), self._indices, self._indptr),
-                              shape=(net.num_nodes, net.num_nodes))
+        graph = self._graph(k, full * np.concatenate([y, y]) * scale)
         found = {}
         for side in sides:
-            source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
-                            else (net.tail[cell], net.head[cell]))
-            flow = maximum_flow(graph, int(source), int(sink))
-            self.num_flow_solves += 1
-            reachable = self._residual_reach(graph, flow.flow, int(source))
-            leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
+            value, leaving, entry_flow = self._min_cut(graph, k, side)
             g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
                             minlength=self.num_free)
             g[p] = 0.0
-            found[side] = _Side(flow.flow_value / scale, g)
+            used = np.ones(self.num_free, dtype=bool)  # unknown flow: every cell may carry it
+            if entry_flow is not None:
+                used[:] = False
+                used[self._arc_cell[entry_flow[self._arc_entry] > 0]] = True
+            found[side] = _Side(value / scale, g, used)
         return found
 
-    def _residual_reach(self, graph, flow, source: int) -> np.ndarray:
+    def _graph(self, k: int, arc_capacity: np.ndarray):
+        """The node graph with integer capacities (rounded down) on the shared structure;
+        the arcs of ``p`` itself carry nothing."""
+        p = int(self.position[k])
+        units = np.floor(arc_capacity)
+        units[[p, p + self.num_free]] = 0.0
+        data = np.bincount(self._arc_entry, weights=units, minlength=self._indices.size)
+        n = self.network.num_nodes
+        return sp.csr_matrix((data.astype(np.int32), self._indices, self._indptr), shape=(n, n))
+
+    def _min_cut(self, graph, k: int, side: str):
+        """Flow value, arcs leaving the source side of a minimum cut, and the entry flows."""
+        net, cell = self.network, int(self.inst.protected[k])
+        source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
+                        else (net.tail[cell], net.head[cell]))
+        flow = maximum_flow(graph, int(source), int(sink))
+        self.num_flow_solves += 1
+        reachable, entry_flow = self._residual_reach(graph, flow.flow, int(source))
+        leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
+        return flow.flow_value, leaving, entry_flow
+
+    def _residual_reach(self, graph, flow, source: int):
         """Nodes reachable from ``source`` in the residual graph (the source side of a
-        minimum cut). Every arc's reverse is in ``graph``, so scipy returns the flow on the
-        same sparsity structure."""
+        minimum cut), and the flow on each entry of ``graph`` (None if scipy returned it on
+        another structure). Every arc's reverse is in ``graph``, so scipy returns the flow
+        on the same sparsity structure."""
+        entry_flow = None
         if flow.indices.size == graph.indices.size and np.array_equal(flow.indptr, graph.indptr) \
                 and np.array_equal(flow.indices, graph.indices):
+            entry_flow = flow.data
             residual = graph.data.astype(np.int64) - flow.data
         else:  # not expected; stay correct if scipy changes its output structure
             residual = (graph.astype(np.int64) - flow).tocsr()
@@ -233,7 +252,7 @@ class CapacityOracle:
         reachable = np.zeros(graph.shape[0], dtype=bool)
         reachable[breadth_first_order(arcs, source, directed=True,
                                       return_predecessors=False)] = True
-        return reachable
+        return reachable, entry_flow
 
     @staticmethod
     def _entry_row(graph) -> np.ndarray:
@@ -259,27 +278,73 @@ class CapacityOracle:
         stops at the first cell found exposed (a feasibility check); cells found exposed are
         tried first next time.
         """
-        y = np.ones(self.num_free)
-        y[self.is_candidate] = y_candidates
+        y = self._full(y_candidates)
         if decide:
             min_violation = 0.0
         cuts: list[CapacityCut] = []
-        unproven = False
+        protected = True
         for k in list(self._order):
-            rows = self._rows_of_cell[k]
-            need = max(self.requirements[r][2] for r in rows)
-            rows = self._check(k, rows, self._sides(k, y, need, lp=False), y, cuts,
-                               min_violation)
-            if rows and decide and self.network is not None:
-                rows = self._check(k, rows, self._sides(k, y, need, lp=True), y, cuts,
-                                   min_violation)
-            if rows or (cuts and cuts[-1].cell == int(self.inst.protected[k])):
-                unproven |= bool(rows)
+            before = len(cuts)
+            proven, _ = self._judge(k, y, decide, cuts, min_violation)
+            if not proven or len(cuts) > before:
+                protected = False
                 self._order.remove(k)
                 self._order.insert(0, k)
                 if first:
                     break
-        return not (cuts or unproven), cuts
+        return protected, cuts
+
+    def _full(self, y_candidates: np.ndarray) -> np.ndarray:
+        y = np.ones(self.num_free)
+        y[self.is_candidate] = y_candidates
+        return y
+
+    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list,
+               min_violation: float) -> tuple[bool, dict[str, _Side]]:
+        """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
+        those refuted; returns the verdict and the attacker answers that decided it."""
+        rows = self._rows_of_cell[k]
+        need = max(self.requirements[r][2] for r in rows)
+        before = len(cuts)
+        sides = self._sides(k, y, need, lp=False)
+        rows = self._check(k, rows, sides, y, cuts, min_violation)
+        if rows and decide and self.network is not None:
+            sides = self._sides(k, y, need, lp=True)
+            rows = self._check(k, rows, sides, y, cuts, min_violation)
+        return not rows and len(cuts) == before, sides
+
+    def prune(self, y_candidates: np.ndarray, order: np.ndarray,
+              deadline: float | None = None) -> np.ndarray:
+        """Delete-and-check (seed 000 §5): drop the candidates in ``order`` whose removal
+        keeps every cell protected. ``y_candidates`` must protect. A removal re-judges only
+        the protected cells whose proving flow (or LP point) moved the removed cell."""
+        y = self._full(y_candidates)
+        used = {}
+        for k in self._rows_of_cell:
+            proven, sides = self._judge(k, y, True, [], 0.0)
+            if not proven:
+                raise InputError("prune needs a protecting pattern")
+            used[k] = np.logical_or.reduce([s.used for s in sides.values()])
+        free_of = np.flatnonzero(self.is_candidate)
+        for j in order.tolist():
+            cell = free_of[j]
+            if y[cell] < 0.5:
+                continue
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            y[cell] = 0.0
+            affected = [k for k, mask in used.items() if mask[cell]]
+            verdicts = {}
+            for k in affected:
+                proven, sides = self._judge(k, y, True, [], 0.0)
+                if not proven:
+                    break
+                verdicts[k] = np.logical_or.reduce([s.used for s in sides.values()])
+            else:
+                used.update(verdicts)
+                continue
+            y[cell] = 1.0
+        return y[self.is_candidate]
 
     def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
         """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``
