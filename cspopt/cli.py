@@ -36,9 +36,7 @@ def _parse_ids(spec: str) -> list[int]:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from cspopt.io import read_table
-
-    table = read_table(args.table)
+    table = _load(args)
     sens = table.sensitive_cells
     info = {
         "name": table.name,
@@ -75,9 +73,7 @@ def _structure(table) -> str:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from cspopt.audit import audit, graph_audit
-    from cspopt.io import read_table
-
-    table = read_table(args.table)
+    table = _load(args)
     ids = _parse_ids(args.suppress) if args.suppress else []
     integer = {"auto": None, "yes": True, "no": False}[args.integer]
     if args.method == "graph":
@@ -94,6 +90,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _solve_options(args: argparse.Namespace) -> dict:
     return dict(model=args.model, weights=args.weights, publish_totals=args.publish_totals,
                 publish_zeros=args.publish_zeros, tau=args.tau)
+
+
+def _load(args: argparse.Namespace):
+    """Read the table, with strict (ONS) protection levels when ``--strict`` is given."""
+    from cspopt.io import read_table
+
+    table = read_table(args.table)
+    strict = getattr(args, "strict", None)
+    if strict is not None:
+        table = table.with_strict_protection(None if strict == 0 else strict)
+    return table
 
 
 def _progress_printer(enabled: bool):
@@ -120,9 +127,7 @@ def _print_result(result, as_json: bool) -> None:
 def _cmd_solve(args: argparse.Namespace) -> int:
     import cspopt
     from cspopt.formulations import solve_exact
-    from cspopt.io import read_table
-
-    table = read_table(args.table)
+    table = _load(args)
     start = _parse_ids(args.start) if args.start else None
     protection = args.protection
     if protection == "auto":
@@ -175,9 +180,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _cmd_bound(args: argparse.Namespace) -> int:
     import cspopt
-    from cspopt.io import read_table
-
-    table = read_table(args.table)
+    table = _load(args)
     protection = args.protection
     if protection == "auto":
         protection = "interval" if table.has_interval_protection else "exact"
@@ -198,9 +201,7 @@ def _cmd_bound(args: argparse.Namespace) -> int:
 
 def _cmd_certify(args: argparse.Namespace) -> int:
     import cspopt
-    from cspopt.io import read_table
-
-    table = read_table(args.table)
+    table = _load(args)
     options = _solve_options(args)
     protection = args.protection
     if protection == "auto":
@@ -255,8 +256,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_info)
 
+    def strict_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--strict", nargs="?", type=float, const=0.0, metavar="STEP",
+                       help="ONS protection: the attacker's range must pass a-lpl and a+upl "
+                            "strictly (levels raised by STEP; default 1 on integer tables)")
+
     p = sub.add_parser("audit", help="check a suppression pattern against an attacker")
     p.add_argument("table")
+    strict_option(p)
     p.add_argument("--suppress", metavar="IDS", default="",
                    help="0-based cell ids, comma separated, or a file of ids (sensitive cells "
                         "are always included)")
@@ -283,6 +290,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="optimal complementary suppressions (exact disclosure)")
     p.add_argument("table")
+    strict_option(p)
     model_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto",
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
@@ -309,6 +317,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bound", help="a valid lower bound (the bound oracle)")
     p.add_argument("table")
+    strict_option(p)
     model_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     p.add_argument("--method", choices=["lagrangian", "lp", "mip"], default="lagrangian",
@@ -320,6 +329,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")
     p.add_argument("table")
+    strict_option(p)
     p.add_argument("--suppress", metavar="IDS", required=True)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     model_options(p)

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from cspopt.errors import (
     InfeasibleProtectionError,
+    InputError,
     InvalidCellError,
     InvalidRelationError,
     InvalidTableError,
@@ -371,6 +372,33 @@ class Table:
         s = self.sensitive
         return bool(np.any(self.lower_protection[s] > 0) or np.any(self.upper_protection[s] > 0)
                     or np.any(self.sliding_protection[s] > 0))
+
+    def with_strict_protection(self, step: float | None = None) -> Table:
+        """The table whose protection levels ask for *strict* inequalities, as at the UK's
+        ONS (Smith et al. 2012 §II-A): the attacker's range must go strictly beyond
+        ``a - lpl`` and ``a + upl`` (and be strictly wider than ``spl``).
+
+        Strictness is expressed as levels raised by ``step`` (positive levels only), the
+        smallest difference that counts. On integer tables ``step`` defaults to 1, which is
+        exact whenever the attacker's bounds are integers: integer completions
+        (``audit(..., integer=True)``, the default on nonnegative integer tables) and 2-D
+        tables with integer bounds, whose attacker LPs have integral optima. Other tables
+        need an explicit ``step``. A raised level the a-priori bounds cannot meet raises
+        :class:`InfeasibleProtectionError` naming the cell.
+        """
+        if step is None:
+            if not self.is_integer:
+                raise InputError("strict protection on a table with non-integer values needs "
+                                 "an explicit step (the smallest difference that counts)")
+            step = 1.0
+        if not (np.isfinite(step) and step > 0):
+            raise InputError(f"step must be a positive number, got {step}")
+        raise_level = lambda levels: np.where(self.sensitive & (levels > 0), levels + step,
+                                              levels)
+        return self.replace(lower_protection=raise_level(self.lower_protection),
+                            upper_protection=raise_level(self.upper_protection),
+                            sliding_protection=raise_level(self.sliding_protection),
+                            name=f"{self.name} (strict)".strip())
 
     @cached_property
     def relation_matrix(self) -> sp.csr_matrix:

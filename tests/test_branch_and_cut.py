@@ -154,3 +154,26 @@ def test_prune_equals_full_delete_and_check():
             assert np.array_equal(pruned, naive)
             pattern = inst.candidates[pruned > 0.5]
             assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+
+
+def test_strict_ons_protection():
+    """Smith et al. (2012) §II-A: ranges must pass a - lpl and a + upl strictly."""
+    from cspopt.errors import InfeasibleProtectionError
+
+    for table in (gensup_class2(8, 6, seed=3), read_table(INSTANCES / "ex1.jj")):
+        strict = table.with_strict_protection()
+        result = solve_branch_and_cut(strict)
+        assert result.proven_optimal and result.audit.protected
+        plain = solve_branch_and_cut(table)
+        assert result.objective >= plain.objective
+        verdict = audit(table, result.suppressed, requirement="interval", cells="sensitive")
+        for cell in verdict.cells:
+            if cell.sensitive and table.upper_protection[cell.cell] > 0:
+                assert cell.high > cell.required_high and cell.low < cell.required_low
+    tight = Table.from_array([[10, 20], [30, 40]], sensitive=[[1, 0], [0, 0]],
+                             lower_protection=[[10, 0], [0, 0]])
+    with pytest.raises(InfeasibleProtectionError, match="lower protection 11"):
+        tight.with_strict_protection()
+    with pytest.raises(InputError, match="explicit step"):
+        Table.from_array([[1.5, 2]], sensitive=[[1, 0]],
+                         upper_protection=[[1, 0]]).with_strict_protection()
