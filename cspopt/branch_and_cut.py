@@ -23,13 +23,16 @@ cell and side.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
 from collections.abc import Callable
 
 import numpy as np
-from pyscipopt import SCIP_EVENTTYPE, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Eventhdlr
+import scipy.sparse as sp
+from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
+                       Eventhdlr, Heur)
 from pyscipopt import quicksum
 
 from cspopt._highs import new_highs
@@ -43,6 +46,9 @@ from cspopt.result import SolveResult, integral_bound, relative_gap
 __all__ = ["capacity_lp", "solve_branch_and_cut"]
 
 log = logging.getLogger(__name__)
+
+#: depth frequency of the round-and-prune heuristic inside SCIP
+_HEURISTIC_FREQUENCY = 5
 
 
 def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
@@ -89,11 +95,17 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
 
 
 def _add_rows(highs, cuts: list[CapacityCut]) -> None:
-    starts = np.cumsum([0] + [c.candidates.size for c in cuts[:-1]]).astype(np.int32)
-    index = np.concatenate([c.candidates for c in cuts]).astype(np.int32)
-    value = np.concatenate([c.coefficients for c in cuts])
-    highs.addRows(len(cuts), np.ones(len(cuts)), np.full(len(cuts), np.inf), index.size,
-                  starts, index, value)
+    rows = _cut_matrix(cuts, highs.getNumCol())
+    highs.addRows(len(cuts), np.ones(len(cuts)), np.full(len(cuts), np.inf), rows.nnz,
+                  rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
+
+
+def _cut_matrix(cuts: list[CapacityCut], num_candidates: int) -> sp.csr_matrix:
+    """Cuts as rows of a sparse matrix over the candidates (each row ``>= 1``)."""
+    indptr = np.concatenate([[0], np.cumsum([c.candidates.size for c in cuts])])
+    index = np.concatenate([c.candidates for c in cuts]) if cuts else np.zeros(0, np.int64)
+    value = np.concatenate([c.coefficients for c in cuts]) if cuts else np.zeros(0)
+    return sp.csr_matrix((value, index, indptr), shape=(len(cuts), num_candidates))
 
 
 def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float = 1e-6,
@@ -227,8 +239,8 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     # the capacity rows live in the handler; presolve could only aggregate y behind its back
     model.setPresolve(SCIP_PARAMSETTING.OFF)
     model.setParam("presolving/maxrestarts", 0)
-    y = [model.addVar(name=f"y{c}", vtype="B", obj=float(w))
-         for c, w in zip(inst.candidates.tolist(), inst.weights[inst.candidates].tolist())]
+    y = model.addMatrixVar((ny,), name="y", vtype="B", ub=1.0,
+                           obj=inst.weights[inst.candidates].astype(float))
     for cut in root_cuts:
         model.addCons(quicksum(float(a) * y[j] for j, a in zip(cut.candidates.tolist(),
                                                                cut.coefficients.tolist())) >= 1.0,
@@ -238,12 +250,26 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
                           sepapriority=1000, enfopriority=-1, chckpriority=-1, sepafreq=1,
                           needscons=False)
     model.includeEventhdlr(_Progress(record, y), "progress", "reports bounds as they move")
+    heuristic = _RoundAndPrune(oracle, handler, inst.weights[inst.candidates])
+    model.includeHeur(heuristic, "roundprune", "round the LP point up, then delete-and-check", "R",
+                      priority=-1000, freq=_HEURISTIC_FREQUENCY,
+                      timingmask=SCIP_HEURTIMING.AFTERLPNODE)
     if incumbent is not None:
         sol = model.createSol()
         for var, value in zip(y, incumbent.tolist()):
             model.setSolVal(sol, var, float(value))
         model.addSol(sol)
-    model.optimize()
+    try:
+        model.optimize()
+        failure = None
+    except Exception as error:  # noqa: BLE001 - pyscipopt raises a bare Exception
+        failure = error
+    for plugin in (handler, heuristic):
+        if plugin.error is not None:  # SCIP itself reports only "unspecified error"
+            raise SolverError(f"branch-and-cut failed inside SCIP: {plugin.error}") \
+                from plugin.error
+    if failure is not None:
+        raise SolverError(f"SCIP failed: {failure}") from failure
     status = model.getStatus()
     termination = TERMINATION.get(status)
     if termination is None:
@@ -252,12 +278,27 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     found = None
     if model.getNSols() > 0:
         sol = model.getBestSol()
-        found = np.array([round(model.getSolVal(sol, v)) for v in y], dtype=float)
+        found = np.round(np.asarray(model.getSolVal(sol, y), float))
     log.info("branch-and-cut: %s, %d nodes, %d cuts", status, model.getNNodes(), handler.num_cuts)
     weights = inst.weights[inst.candidates]
     lower = integral_bound(lower, weights) if math.isfinite(lower) else (
         math.inf if termination == "infeasible" else 0.0)
     return termination, lower, found if found is not None and ny else None
+
+
+def _guarded(callback, fallback=SCIP_RESULT.DIDNOTRUN):
+    """Keep an exception raised inside a SCIP callback, stop the solve, and let
+    :func:`_run_scip` raise it (pyscipopt would only print it)."""
+    def run(self, *args):
+        if self.error is None:
+            try:
+                return callback(self, *args)
+            except Exception as error:  # noqa: BLE001 - re-raised after optimize()
+                self.error = error
+                self.model.interruptSolve()
+        return {"result": fallback}
+    run.__name__, run.__doc__ = callback.__name__, callback.__doc__
+    return run
 
 
 class _CapacityHandler(Conshdlr):
@@ -268,6 +309,19 @@ class _CapacityHandler(Conshdlr):
         self.variables = variables
         self._transformed = None
         self.num_cuts = 0
+        self._verdicts: dict[bytes, bool] = {}  # SCIP checks the same 0/1 point repeatedly
+        self.error: Exception | None = None
+
+    def _protects(self, y: np.ndarray) -> bool:
+        """Exact verdict on a 0/1 point, remembered (the oracle itself reuses proofs)."""
+        key = np.packbits(y > 0.5).tobytes()
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self.oracle.separate(y, decide=True, stop_after=1)[0]
+            if len(self._verdicts) > 100_000:
+                self._verdicts.clear()
+            self._verdicts[key] = verdict
+        return verdict
 
     def _vars(self):
         if self._transformed is None:
@@ -279,7 +333,7 @@ class _CapacityHandler(Conshdlr):
 
     def _solution_values(self, solution) -> np.ndarray:
         """Rounded values in ``solution`` (None: the current LP or pseudo solution)."""
-        return np.round([self.model.getSolVal(solution, v) for v in self.variables])
+        return np.round(np.asarray(self.model.getSolVal(solution, self.variables), float))
 
     def _add(self, cuts, *, force: bool) -> bool:
         """Add rows; True if one is infeasible at the node (the node can be cut off)."""
@@ -298,6 +352,7 @@ class _CapacityHandler(Conshdlr):
             self.num_cuts += 1
         return infeasible
 
+    @_guarded
     def conssepalp(self, constraints, nusefulconss):
         _, cuts = self.oracle.separate(self._lp_values())
         if not cuts:
@@ -306,8 +361,13 @@ class _CapacityHandler(Conshdlr):
             return {"result": SCIP_RESULT.CUTOFF}
         return {"result": SCIP_RESULT.SEPARATED}
 
+    @_guarded
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
-        protected, cuts = self.oracle.separate(self._solution_values(None), decide=True)
+        y = self._solution_values(None)
+        if self._verdicts.get(np.packbits(y > 0.5).tobytes()):
+            return {"result": SCIP_RESULT.FEASIBLE}
+        protected, cuts = self.oracle.separate(y, decide=True)
+        self._verdicts[np.packbits(y > 0.5).tobytes()] = protected
         if protected:
             return {"result": SCIP_RESULT.FEASIBLE}
         if cuts:
@@ -316,21 +376,47 @@ class _CapacityHandler(Conshdlr):
             return {"result": SCIP_RESULT.SEPARATED}
         return {"result": SCIP_RESULT.INFEASIBLE}
 
+    @_guarded
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
-        protected, _ = self.oracle.separate(self._solution_values(None), decide=True,
-                                            first=True)
+        protected = self._protects(self._solution_values(None))
         return {"result": SCIP_RESULT.FEASIBLE if protected else SCIP_RESULT.SOLVELP}
 
+    @functools.partial(_guarded, fallback=SCIP_RESULT.INFEASIBLE)
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason,
                   completely):
-        protected, _ = self.oracle.separate(self._solution_values(solution), decide=True,
-                                            first=True)
+        protected = self._protects(self._solution_values(solution))
         return {"result": SCIP_RESULT.FEASIBLE if protected else SCIP_RESULT.INFEASIBLE}
 
     def conslock(self, constraint, locktype, nlockspos, nlocksneg):
         # a capacity row asks only for more suppression: rounding y down may break it
         for var in self.variables if self.model.getStage() == 1 else self._vars():
             self.model.addVarLocksType(var, locktype, nlockspos, nlocksneg)
+
+
+class _RoundAndPrune(Heur):
+    """Fischetti & Salazar's node heuristic, simplified: suppress every cell the LP point
+    uses, then drop cells in increasing LP value while everything stays protected. The LP
+    point satisfies the capacity cuts found so far, so rounding it up usually protects."""
+
+    def __init__(self, oracle: CapacityOracle, handler: _CapacityHandler, weights):
+        self.oracle, self.handler, self.weights = oracle, handler, weights
+        self.error: Exception | None = None
+
+    @_guarded
+    def heurexec(self, heurtiming, nodeinfeasible):
+        y_lp = np.clip(self.handler._lp_values(), 0.0, 1.0)
+        rounded = (y_lp > 1e-6).astype(float)
+        best = self.model.getPrimalbound()
+        if self.weights @ rounded > 2 * best or not self.handler._protects(rounded):
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
+        if self.weights @ pruned >= best - 1e-9:
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        sol = self.model.createSol(self)
+        for var, value in zip(self.handler.variables, pruned.tolist()):
+            self.model.setSolVal(sol, var, value)
+        accepted = self.model.trySol(sol)
+        return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
 
 
 class _Progress(Eventhdlr):
@@ -349,6 +435,6 @@ class _Progress(Eventhdlr):
         y = None
         if event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND:
             sol = m.getBestSol()
-            y = np.round([m.getSolVal(sol, v) for v in self.variables])
+            y = np.round(np.asarray(m.getSolVal(sol, self.variables), float))
         self.record("scip", lower=lower if math.isfinite(lower) else None, y=y)
         return {}

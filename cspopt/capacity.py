@@ -55,6 +55,8 @@ __all__ = ["CapacityCut", "CapacityOracle"]
 
 #: integer units a requirement is scaled to for scipy's integer maximum flow
 _FLOW_UNITS = 1_000_000
+#: proofs of protection remembered per protected cell
+_PROOFS_KEPT = 20
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,9 @@ class CapacityOracle:
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
         self._order = list(self._rows_of_cell)  # protected cells, recently exposed first
+        # cells moved by recent proofs of protection (flows or LP points at 0/1 points): a
+        # 0/1 point suppressing all of them is protected by the same flow
+        self._proofs: dict[int, list[np.ndarray]] = {k: [] for k in self._rows_of_cell}
         self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
                                    for k, _, _ in self.requirements]) / 2
         self.network = None
@@ -267,42 +272,49 @@ class CapacityOracle:
         return self._flow_sides(k, y, need, sides)
 
     # -- separation ------------------------------------------------------------------------
-    def separate(self, y_candidates: np.ndarray, *, decide: bool = False, first: bool = False,
+    def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
+                 stop_after: int | None = None,
                  min_violation: float = 1e-6) -> tuple[bool, list[CapacityCut]]:
         """Capacity cuts violated by ``y`` (values on :attr:`IntervalInstance.candidates`).
 
         Returns ``(protected, cuts)``. ``protected`` is proven by attacker values (flows or LP
         primal values) meeting every requirement within half the audit's tolerance. With
         ``decide=True`` (integral ``y``) a requirement that the flow bounds leave open is
-        settled by the LP, and every cut with a positive violation is returned. ``first``
-        stops at the first cell found exposed (a feasibility check); cells found exposed are
-        tried first next time.
+        settled by the LP, and every cut with a positive violation is returned.
+        ``stop_after=n`` stops once ``n`` protected cells are found exposed (``1``: a
+        feasibility check); cells found exposed are tried first next time.
         """
         y = self._full(y_candidates)
         if decide:
             min_violation = 0.0
         cuts: list[CapacityCut] = []
-        protected = True
+        exposed = 0
         for k in list(self._order):
-            before = len(cuts)
-            proven, _ = self._judge(k, y, decide, cuts, min_violation)
-            if not proven or len(cuts) > before:
-                protected = False
+            if not self._judge(k, y, decide, cuts, min_violation)[0]:
+                exposed += 1
                 self._order.remove(k)
                 self._order.insert(0, k)
-                if first:
+                if exposed == stop_after:
                     break
-        return protected, cuts
+        return not exposed, cuts
 
     def _full(self, y_candidates: np.ndarray) -> np.ndarray:
+        """``y`` on the free cells: candidates' values (LP noise clipped to [0, 1]), 1 on
+        sensitive cells. A value below 0 would make the attacker LP infeasible."""
         y = np.ones(self.num_free)
-        y[self.is_candidate] = y_candidates
+        y[self.is_candidate] = np.clip(y_candidates, 0.0, 1.0)
         return y
 
     def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list,
                min_violation: float) -> tuple[bool, dict[str, _Side]]:
         """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
         those refuted; returns the verdict and the attacker answers that decided it."""
+        if decide:  # a remembered proof still applies when every cell it moves is in y
+            proofs = self._proofs[k]
+            for i, used in enumerate(proofs):
+                if np.all(y[used] > 0.5):
+                    proofs.insert(0, proofs.pop(i))
+                    return True, {}
         rows = self._rows_of_cell[k]
         need = max(self.requirements[r][2] for r in rows)
         before = len(cuts)
@@ -311,7 +323,18 @@ class CapacityOracle:
         if rows and decide and self.network is not None:
             sides = self._sides(k, y, need, lp=True)
             rows = self._check(k, rows, sides, y, cuts, min_violation)
-        return not rows and len(cuts) == before, sides
+        proven = not rows and len(cuts) == before
+        if proven and decide:
+            used = np.flatnonzero(np.logical_or.reduce([s.used for s in sides.values()]))
+            self._proofs[k] = [used] + self._proofs[k][:_PROOFS_KEPT - 1]
+        return proven, sides
+
+    def _proof_mask(self, k: int) -> np.ndarray:
+        """Cells moved by the proof that last settled protected cell ``k`` at the current
+        point (a remembered proof that applies there is moved to the front)."""
+        mask = np.zeros(self.num_free, dtype=bool)
+        mask[self._proofs[k][0]] = True
+        return mask
 
     def prune(self, y_candidates: np.ndarray, order: np.ndarray,
               deadline: float | None = None) -> np.ndarray:
@@ -321,10 +344,9 @@ class CapacityOracle:
         y = self._full(y_candidates)
         used = {}
         for k in self._rows_of_cell:
-            proven, sides = self._judge(k, y, True, [], 0.0)
-            if not proven:
+            if not self._judge(k, y, True, [], 0.0)[0]:
                 raise InputError("prune needs a protecting pattern")
-            used[k] = np.logical_or.reduce([s.used for s in sides.values()])
+            used[k] = self._proof_mask(k)
         free_of = np.flatnonzero(self.is_candidate)
         for j in order.tolist():
             cell = free_of[j]
@@ -336,10 +358,9 @@ class CapacityOracle:
             affected = [k for k, mask in used.items() if mask[cell]]
             verdicts = {}
             for k in affected:
-                proven, sides = self._judge(k, y, True, [], 0.0)
-                if not proven:
+                if not self._judge(k, y, True, [], 0.0)[0]:
                     break
-                verdicts[k] = np.logical_or.reduce([s.used for s in sides.values()])
+                verdicts[k] = self._proof_mask(k)
             else:
                 used.update(verdicts)
                 continue

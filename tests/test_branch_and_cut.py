@@ -177,3 +177,21 @@ def test_strict_ons_protection():
     with pytest.raises(InputError, match="explicit step"):
         Table.from_array([[1.5, 2]], sensitive=[[1, 0]],
                          upper_protection=[[1, 0]]).with_strict_protection()
+
+
+def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
+    from cspopt.errors import SolverError
+
+    table = read_table(INSTANCES / "pp_shadow.jj")
+    calls = {"n": 0}
+    original = CapacityOracle.separate
+
+    def failing(self, y, **kw):
+        calls["n"] += 1
+        if calls["n"] > 20:  # past the heuristics and root LP (17 calls), inside SCIP
+            raise RuntimeError("boom")
+        return original(self, y, **kw)
+
+    monkeypatch.setattr(CapacityOracle, "separate", failing)
+    with pytest.raises(SolverError, match="boom"):
+        solve_branch_and_cut(table, weights="unit")
