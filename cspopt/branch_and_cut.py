@@ -37,7 +37,7 @@ from pyscipopt import quicksum
 
 from cspopt._highs import new_highs
 from cspopt.capacity import CapacityCut, CapacityOracle
-from cspopt.errors import InputError, SolverError
+from cspopt.errors import InputError, PatternError, SolverError
 from cspopt.formulations.scip import TERMINATION, new_scip
 from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
                              incremental_attacker)
@@ -210,7 +210,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
         termination="optimal" if proven else termination, status=status,
         suppressed=suppressed, objective=objective, lower_bound=float(lower),
         gap=relative_gap(objective, lower), proven_optimal=proven,
-        proof=("lp" if history and history[-1]["phase"] != "scip" else "mip") if proven else "",
+        proof=("mip" if "branch_and_cut" in timings else "lp") if proven else "",
         model="FS", unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
         timings=timings, model_size=dict(candidates=int(inst.candidates.size),
                                          protected=int(inst.protected.size),
@@ -221,16 +221,13 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
 
 
 def _candidate_vector(inst: IntervalInstance, cells) -> np.ndarray:
-    chosen = np.zeros(inst.candidates.size)
-    cells = np.asarray(sorted(set(int(c) for c in cells) - set(map(int, inst.table.sensitive_cells))),
-                       dtype=np.int64)
-    pos = np.searchsorted(inst.candidates, cells)
-    bad = cells[(pos >= inst.candidates.size) | (inst.candidates[np.minimum(
-        pos, inst.candidates.size - 1)] != cells)]
-    if bad.size:
-        raise InputError(f"cells {bad.tolist()} cannot be suppressed under these options")
-    chosen[pos] = 1.0
-    return chosen
+    """A pattern (cell ids; sensitive ones ignored) as a 0/1 vector over the candidates."""
+    mask = inst.table.pattern(cells) & ~inst.table.sensitive
+    outside = np.setdiff1d(np.flatnonzero(mask), inst.candidates)
+    if outside.size:
+        raise PatternError(f"cells {outside.tolist()} cannot be suppressed under these "
+                           "options", cells=tuple(map(int, outside)))
+    return mask[inst.candidates].astype(float)
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record):

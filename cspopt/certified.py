@@ -288,9 +288,9 @@ def certify(
     ``protection="auto"`` judges interval protection when sensitive cells carry protection
     levels, exact disclosure otherwise. The bound comes from the Lagrangian and LP bounds of
     (P)/(P_N) (exact), or from a time-limited branch-and-cut on the Fischetti–Salazar
-    model started from the pattern (interval; its dual bound is valid). The result's ``suppressed``/``objective`` are the
-    given pattern's and ``audit`` says whether it is safe (``status`` is ``"infeasible"`` if
-    not).
+    model started from the pattern (interval; its dual bound is valid). The result's
+    ``suppressed``/``objective`` are the given pattern's and ``audit`` says whether it is
+    safe (``status`` is ``"infeasible"`` if not).
     """
     started = time.perf_counter()
     if protection == "auto":

@@ -90,7 +90,8 @@ def test_optimum_equals_brute_force_and_compact_model():
 
 @pytest.mark.parametrize("make", [lambda: gensup_class1(20, 10, seed=0),
                                   lambda: gensup_class2(8, 6, seed=3),
-                                  lambda: hierarchical_2d(6, 4, seed=0), lambda: smith_factors(8, 6, seed=1),
+                                  lambda: hierarchical_2d(6, 4, seed=0),
+                                  lambda: smith_factors(8, 6, seed=1),
                                   lambda: read_table(INSTANCES / "pp_shadow.jj")])
 def test_lp_bounds_agree_with_the_compact_model(make):
     """Plain Benders cuts give the compact LP bound; capped cuts give at least that; the
@@ -124,6 +125,9 @@ def test_start_pattern_must_protect():
     ex1 = read_table(INSTANCES / "ex1.jj").replace(costs="value")
     with pytest.raises(InputError, match="does not protect"):
         solve_branch_and_cut(ex1, mip_start=[4])
+    from cspopt.errors import PatternError
+    with pytest.raises(PatternError):
+        solve_branch_and_cut(ex1, mip_start=[4, 99])
     result = solve_branch_and_cut(ex1, mip_start=[4, 10, 11, 12])
     assert result.objective == 1950 and result.history[0]["phase"] == "start"
 
