@@ -298,6 +298,14 @@ class CapacityOracle:
                     break
         return not exposed, cuts
 
+    def protected_cells(self, y_candidates: np.ndarray) -> np.ndarray:
+        """Exact verdict per protected cell at a 0/1 point (boolean array)."""
+        y = self._full(y_candidates)
+        verdict = np.ones(self.inst.protected.size, dtype=bool)
+        for k in self._rows_of_cell:
+            verdict[k] = self._judge(k, y, True, [], 0.0)[0]
+        return verdict
+
     def _full(self, y_candidates: np.ndarray) -> np.ndarray:
         """``y`` on the free cells: candidates' values (LP noise clipped to [0, 1]), 1 on
         sensitive cells. A value below 0 would make the attacker LP infeasible."""

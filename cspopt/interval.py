@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,11 +61,19 @@ class IntervalInstance:
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
 
+    def keep(self, mask: np.ndarray) -> IntervalInstance:
+        """The instance protecting only ``protected[mask]`` (cells still exposed); the others
+        join ``safe``."""
+        mask = np.asarray(mask, dtype=bool)
+        return replace(self, protected=self.protected[mask],
+                       safe=np.union1d(self.safe, self.protected[~mask]),
+                       up_room=self.up_room[mask],
+                       sides=tuple(s for s, m in zip(self.sides, mask) if m))
+
 
 def build_interval_instance(table: Table, *, weights=None, must_publish=None,
                             preprocessing: bool = True) -> IntervalInstance:
     """Validate once and build the arrays of the interval model."""
-    n = table.num_cells
     if not table.has_interval_protection:
         raise InputError("no sensitive cell has a positive protection level; use the exact "
                          "models (cspopt.solve) or give lpl/upl/spl")
@@ -74,12 +82,6 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
         raise InputError("a sensitive cell is also listed as must-publish")
     free = np.flatnonzero(~published)
     candidates = free[~table.sensitive[free]]
-    if preprocessing:
-        primary_only = audit(table, (), requirement="interval", cells="sensitive")
-        unsafe = np.array(primary_only.exposed, dtype=np.int64)
-    else:
-        unsafe = table.sensitive_cells.copy()
-    safe = np.setdiff1d(table.sensitive_cells, unsafe)
     a, lo, hi = table.values[free], table.apriori_lower[free], table.apriori_upper[free]
     down_room = a - lo
     if np.any(np.isinf(down_room)):
@@ -89,26 +91,42 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
         table.network()
     except NotNetworkError:
         is_network = False
-    up_rows, sides = [], []
-    for k in unsafe.tolist():
-        lpl, upl, spl = (table.lower_protection[k], table.upper_protection[k],
-                         table.sliding_protection[k])
-        need = max(lpl, upl, spl)
-        finite = np.isfinite(hi)
-        if not np.all(finite) and not is_network:
-            raise InputError(
-                "the interval model needs finite a-priori upper bounds (ub) on tables that are "
-                "not 2-D: without them no big-M is known to keep the lower bound valid")
-        up_rows.append(np.where(finite, hi - a, need))
-        # a vector is needed for a side with a requirement; spl needs both
-        sides.append((bool(lpl > 0 or spl > 0), bool(upl > 0 or spl > 0)))
-    column = np.full(n, -1, dtype=np.int64)
-    column[free] = np.arange(free.size)
+    finite = np.isfinite(hi)
+    if not np.all(finite) and not is_network:
+        raise InputError(
+            "the interval model needs finite a-priori upper bounds (ub) on tables that are "
+            "not 2-D: without them no big-M is known to keep the lower bound valid")
+    sensitive = table.sensitive_cells
+    lpl, upl, spl = (table.lower_protection[sensitive], table.upper_protection[sensitive],
+                     table.sliding_protection[sensitive])
+    need = np.maximum(np.maximum(lpl, upl), spl)
+    up_room = np.where(finite[None, :], (hi - a)[None, :], need[:, None])
+    # a vector is needed for a side with a requirement; spl needs both
+    sides = tuple((bool(d or s), bool(u or s)) for d, u, s in zip(lpl > 0, upl > 0, spl > 0))
     sub = table.relation_matrix[:, free].tocsr()
     sub = sub[np.diff(sub.indptr) > 0]
-    return IntervalInstance(table, np.asarray(weights, float), free, candidates, unsafe, safe,
-                            down_room, np.array(up_rows).reshape(len(up_rows), free.size),
-                            tuple(sides), sub)
+    inst = IntervalInstance(table, np.asarray(weights, float), free, candidates, sensitive,
+                            np.zeros(0, np.int64), down_room,
+                            up_room.reshape(sensitive.size, free.size), sides, sub)
+    if not preprocessing:
+        return inst
+    return inst.keep(_exposed_by_primaries(inst, is_network))
+
+
+def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarray:
+    """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).
+
+    2-D tables: the maximum flows of :mod:`cspopt.capacity` (exact; the attacker LP of a
+    network is integral). Other tables: the interval audit of the primary pattern, which
+    also judges integer completions where the audit does.
+    """
+    if is_network:
+        from cspopt.capacity import CapacityOracle
+
+        oracle = CapacityOracle(inst, method="network")
+        return ~oracle.protected_cells(np.zeros(inst.candidates.size))
+    exposed = audit(inst.table, (), requirement="interval", cells="sensitive").exposed
+    return np.isin(inst.protected, np.array(exposed, dtype=np.int64))
 
 
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
