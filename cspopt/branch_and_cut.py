@@ -47,6 +47,9 @@ __all__ = ["capacity_lp", "solve_branch_and_cut"]
 
 log = logging.getLogger(__name__)
 
+#: share of the time limit each delete-and-check pass may use
+_PRUNE_SHARE = 0.1
+
 #: depth frequency of the round-and-prune heuristic inside SCIP
 _HEURISTIC_FREQUENCY = 5
 
@@ -154,22 +157,28 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         if not oracle.separate(start, decide=True)[0]:
             raise InputError("the given start pattern does not protect every sensitive cell")
         record("start", y=start)
+    def prune(y, order):
+        """Delete-and-check within a share of the time limit: on large tables it is a
+        check per suppressed cell, and the bound needs the time more."""
+        budget = None if time_limit is None else time.perf_counter() + _PRUNE_SHARE * time_limit
+        return oracle.prune(y, order, budget)
+
     t0 = time.perf_counter()
     if ny and inst.protected.size:
         greedy = _candidate_vector(inst, incremental_attacker(inst))
         if oracle.separate(greedy, decide=True)[0]:
-            record("heuristic", y=oracle.prune(greedy, np.argsort(-weights_y), deadline))
+            record("heuristic", y=prune(greedy, np.argsort(-weights_y)))
     timings["heuristic"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=deadline)
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=integral_bound(root_bound, weights_y))
-    if converged and ny:
+    if ny:  # the master's point, rounded up, often protects even before convergence
         rounded = (root_y > 1e-9).astype(float)
-        if oracle.separate(rounded, decide=True)[0]:
+        if weights_y @ rounded < best["upper"] and oracle.separate(rounded, decide=True)[0]:
             order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
-            record("rounding", y=oracle.prune(rounded, order, deadline))
+            record("rounding", y=prune(rounded, order))
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
 
     termination = "optimal"
