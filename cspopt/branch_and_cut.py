@@ -31,8 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
-                       Eventhdlr, Heur)
+from pyscipopt import SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Eventhdlr, Heur
 from pyscipopt import quicksum
 
 from cspopt._highs import new_highs
@@ -242,8 +241,8 @@ def _candidate_vector(inst: IntervalInstance, cells) -> np.ndarray:
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record):
     ny = inst.candidates.size
     model = new_scip("cspopt-bc", time_limit=time_limit, gap=gap, verbose=verbose)
-    # the capacity rows live in the handler; presolve could only aggregate y behind its back
-    model.setPresolve(SCIP_PARAMSETTING.OFF)
+    # presolve is safe with the handler's locks (1/2 the time on GenSup I 50x50); a restart
+    # would re-create the variables the handler holds
     model.setParam("presolving/maxrestarts", 0)
     y = model.addMatrixVar((ny,), name="y", vtype="B", ub=1.0,
                            obj=inst.weights[inst.candidates].astype(float))
@@ -418,7 +417,7 @@ class _RoundAndPrune(Heur):
         pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
         if self.weights @ pruned >= best - 1e-9:
             return {"result": SCIP_RESULT.DIDNOTFIND}
-        sol = self.model.createSol(self)
+        sol = self.model.createOrigSol(self)  # presolve may have fixed some y
         for var, value in zip(self.handler.variables, pruned.tolist()):
             self.model.setSolVal(sol, var, value)
         accepted = self.model.trySol(sol)
