@@ -175,7 +175,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     record("root lp", lower=integral_bound(root_bound, weights_y))
     if ny:  # the master's point, rounded up, often protects even before convergence
         rounded = (root_y > 1e-9).astype(float)
-        if weights_y @ rounded < best["upper"] and oracle.separate(rounded, decide=True)[0]:
+        if oracle.separate(rounded, decide=True)[0]:
             order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
             record("rounding", y=prune(rounded, order))
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
@@ -412,6 +412,7 @@ class _RoundAndPrune(Heur):
         y_lp = np.clip(self.handler._lp_values(), 0.0, 1.0)
         rounded = (y_lp > 1e-6).astype(float)
         best = self.model.getPrimalbound()
+        # pruning from far above the incumbent rarely beats it and costs a check per cell
         if self.weights @ rounded > 2 * best or not self.handler._protects(rounded):
             return {"result": SCIP_RESULT.DIDNOTFIND}
         pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
