@@ -63,6 +63,7 @@ def solve(
     table,
     *,
     method: str = "auto",
+    protection: str = "exact",
     model: str = "auto",
     dual: str = "subgradient",
     time_limit: float | None = None,
@@ -85,6 +86,11 @@ def solve(
     method : {"auto", "lagrangian", "mip"}
         ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the compact MIP only
         (:func:`cspopt.solve_exact`); ``auto``: Lagrangian, then the MIP if a gap remains.
+    protection : {"exact", "interval", "auto"}
+        ``interval`` solves the protection-interval problem by branch-and-cut
+        (:func:`cspopt.branch_and_cut.solve_branch_and_cut`; ``method`` ``auto``, ``mip``
+        for the compact model); ``auto`` picks ``interval`` when sensitive cells carry
+        protection levels.
     model : {"auto", "P", "PN"}
     dual : {"subgradient", "cutting-plane"}
         How the Lagrangian dual is maximised.
@@ -110,6 +116,13 @@ def solve(
         ``"mip"`` (out-proven) or ``""`` (open, with the remaining ``gap``).
     """
     started = time.perf_counter()
+    if protection == "auto":
+        protection = "interval" if table.has_interval_protection else "exact"
+    if protection == "interval":
+        return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
+                               verbose=verbose, progress=progress, **options)
+    if protection != "exact":
+        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, not {method!r}")
     if time_limit is not None and not time_limit > 0:
@@ -209,6 +222,22 @@ def solve(
                         ms_per_path=round(1000 * state.dijkstra_seconds
                                           / max(state.dijkstra_calls, 1), 4)),
         history=tuple(history), audit=checked, multipliers=state.best_multipliers)
+
+
+def _solve_interval(table, *, method, time_limit, gap, verbose, progress, **options):
+    from cspopt.branch_and_cut import solve_branch_and_cut
+    from cspopt.interval import solve_interval
+
+    if set(options) - {"weights", "must_publish"}:
+        raise InputError("interval protection takes only weights and must_publish among the "
+                         f"options, not {sorted(set(options) - {'weights', 'must_publish'})}")
+    if method == "mip":
+        return solve_interval(table, time_limit=time_limit, gap=gap, verbose=verbose,
+                              **options)
+    if method != "auto":
+        raise InputError(f"interval protection: method must be 'auto' or 'mip', not {method!r}")
+    return solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
+                                progress=progress, **options)
 
 
 def _total(timings: dict, started: float) -> dict:

@@ -199,3 +199,19 @@ def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
     monkeypatch.setattr(CapacityOracle, "separate", failing)
     with pytest.raises(SolverError, match="boom"):
         solve_branch_and_cut(table, weights="unit")
+
+
+def test_top_level_solve_dispatches_interval_protection():
+    import cspopt
+
+    ex1 = read_table(INSTANCES / "ex1.jj")
+    auto = cspopt.solve(ex1, protection="auto", weights="value")
+    assert auto.method.startswith("bc(FS)") and auto.objective == 1950 and auto.proven_optimal
+    compact = cspopt.solve(ex1, protection="interval", method="mip", weights="value")
+    assert compact.method.startswith("mip(FS)") and compact.objective == 1950
+    exact = cspopt.solve(ex1, weights="value")  # default: exact disclosure, as before
+    assert exact.model in ("P", "PN") and exact.audit.protected
+    with pytest.raises(InputError, match="method"):
+        cspopt.solve(ex1, protection="interval", method="lagrangian")
+    with pytest.raises(InputError, match="publish_totals"):
+        cspopt.solve(ex1, protection="interval", publish_totals=True)
