@@ -306,6 +306,11 @@ def _guarded(callback, fallback=SCIP_RESULT.DIDNOTRUN):
     return run
 
 
+def _key(y: np.ndarray) -> bytes:
+    """A 0/1 point as a dictionary key."""
+    return np.packbits(y > 0.5).tobytes()
+
+
 class _CapacityHandler(Conshdlr):
     """SCIP constraint handler: capacity constraints separated and enforced on demand."""
 
@@ -319,14 +324,16 @@ class _CapacityHandler(Conshdlr):
 
     def _protects(self, y: np.ndarray) -> bool:
         """Exact verdict on a 0/1 point, remembered (the oracle itself reuses proofs)."""
-        key = np.packbits(y > 0.5).tobytes()
-        verdict = self._verdicts.get(key)
+        verdict = self._verdicts.get(_key(y))
         if verdict is None:
             verdict = self.oracle.separate(y, decide=True, stop_after=1)[0]
-            if len(self._verdicts) > 100_000:
-                self._verdicts.clear()
-            self._verdicts[key] = verdict
+            self._remember(y, verdict)
         return verdict
+
+    def _remember(self, y: np.ndarray, verdict: bool) -> None:
+        if len(self._verdicts) > 100_000:
+            self._verdicts.clear()
+        self._verdicts[_key(y)] = verdict
 
     def _vars(self):
         if self._transformed is None:
@@ -369,10 +376,10 @@ class _CapacityHandler(Conshdlr):
     @_guarded
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         y = self._solution_values(None)
-        if self._verdicts.get(np.packbits(y > 0.5).tobytes()):
+        if self._verdicts.get(_key(y)):
             return {"result": SCIP_RESULT.FEASIBLE}
-        protected, cuts = self.oracle.separate(y, decide=True)
-        self._verdicts[np.packbits(y > 0.5).tobytes()] = protected
+        protected, cuts = self.oracle.separate(y, decide=True)  # with cuts, unlike _protects
+        self._remember(y, protected)
         if protected:
             return {"result": SCIP_RESULT.FEASIBLE}
         if cuts:

@@ -55,6 +55,16 @@ def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limi
                on_iteration=progress)
 
 
+def resolve_protection(table, protection: str) -> str:
+    """``"exact"`` or ``"interval"``; ``"auto"`` is interval when sensitive cells carry
+    protection levels (lpl/upl/spl)."""
+    if protection == "auto":
+        return "interval" if table.has_interval_protection else "exact"
+    if protection not in ("exact", "interval"):
+        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
+    return protection
+
+
 def _pattern(inst, mask) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
 
@@ -116,13 +126,9 @@ def solve(
         ``"mip"`` (out-proven) or ``""`` (open, with the remaining ``gap``).
     """
     started = time.perf_counter()
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
-    if protection == "interval":
+    if resolve_protection(table, protection) == "interval":
         return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
                                verbose=verbose, progress=progress, **options)
-    if protection != "exact":
-        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, not {method!r}")
     if time_limit is not None and not time_limit > 0:
@@ -266,9 +272,7 @@ def bound(
     bound of the Fischetti–Salazar model, ``method="mip"`` the dual bound of a time-limited
     solve. ``status`` is ``bound_only``; no pattern is returned.
     """
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
-    if protection == "interval":
+    if resolve_protection(table, protection) == "interval":
         from cspopt.branch_and_cut import solve_branch_and_cut
         from cspopt.interval import solve_interval
 
@@ -283,8 +287,6 @@ def bound(
             suppressed=(), objective=math.nan, lower_bound=solved.lower_bound, gap=math.nan,
             proven_optimal=False, proof="", model="FS", unsafe=solved.unsafe, safe=solved.safe,
             timings=solved.timings, model_size=solved.model_size, history=solved.history)
-    if protection != "exact":
-        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)
@@ -322,10 +324,7 @@ def certify(
     safe (``status`` is ``"infeasible"`` if not).
     """
     started = time.perf_counter()
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
-    if protection not in ("exact", "interval"):
-        raise InputError(f"protection must be 'auto', 'exact' or 'interval', not {protection!r}")
+    protection = resolve_protection(table, protection)
     mask = table.pattern(suppressed)
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
     if protection == "interval":

@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 from cspopt import __version__
+from cspopt.certified import resolve_protection
 from cspopt.errors import CspoptError, InputError, PatternError
 
 __all__ = ["main"]
@@ -129,9 +130,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from cspopt.formulations import solve_exact
     table = _load(args)
     start = _parse_ids(args.start) if args.start else None
-    protection = args.protection
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
+    protection = resolve_protection(table, args.protection)
     if protection == "interval":
         if args.method == "lagrangian" or args.solver != "highs" or args.model != "auto":
             raise InputError("interval protection is solved by branch-and-cut (SCIP) or the "
@@ -181,9 +180,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 def _cmd_bound(args: argparse.Namespace) -> int:
     import cspopt
     table = _load(args)
-    protection = args.protection
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
+    protection = resolve_protection(table, args.protection)
     if protection == "interval":
         method = "lp" if args.method == "lagrangian" else args.method
         result = cspopt.bound(table, method=method, protection="interval",
@@ -203,9 +200,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     import cspopt
     table = _load(args)
     options = _solve_options(args)
-    protection = args.protection
-    if protection == "auto":
-        protection = "interval" if table.has_interval_protection else "exact"
+    protection = resolve_protection(table, args.protection)
     if protection == "interval":
         options = {"weights": options["weights"]}
     result = cspopt.certify(table, _parse_ids(args.suppress), protection=protection,
