@@ -4,7 +4,8 @@ The pipeline follows Almeida & Carvalho (2005) §5:
 
 1. preprocessing drops sensitive cells already protected by other sensitive cells;
 2. the path heuristic gives a first incumbent;
-3. the Lagrangian dual (subgradient, or a stabilised cutting-plane method) raises the lower
+3. the Lagrangian dual (subgradient: volume or Held-Wolfe-Crowder step rule; or a
+   stabilised cutting-plane method) raises the lower
    bound. The embedded heuristic improves the incumbent, and a closed gap makes it
    *in-proven* optimal;
 4. if a gap remains, the LP relaxation's bound is tried. If a gap still remains, the MIP of
@@ -22,6 +23,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 
 import numpy as np
 
@@ -37,7 +39,9 @@ __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
 log = logging.getLogger(__name__)
 
 METHODS = ("auto", "lagrangian", "mip")
-DUALS = ("subgradient", "cutting-plane")
+#: Lagrangian dual methods: the volume and the Held-Wolfe-Crowder subgradient rules, and
+#: the stabilised cutting-plane (Dantzig-Wolfe) method.
+DUALS = ("volume", "subgradient", "cutting-plane")
 
 
 def _instance(table, model, options):
@@ -49,7 +53,10 @@ def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limi
               progress) -> LagrangianState:
     if dual not in DUALS:
         raise InputError(f"dual must be one of {DUALS}, not {dual!r}")
-    run = subgradient if dual == "subgradient" else cutting_plane
+    if dual == "cutting-plane":
+        run = cutting_plane
+    else:
+        run = partial(subgradient, rule="volume" if dual == "volume" else "held-wolfe-crowder")
     return run(oracle, multipliers=multipliers, incumbent=incumbent,
                max_iterations=max_iterations, time_limit=time_limit, started=started,
                on_iteration=progress)
@@ -75,7 +82,7 @@ def solve(
     method: str = "auto",
     protection: str = "exact",
     model: str = "auto",
-    dual: str = "subgradient",
+    dual: str = "volume",
     time_limit: float | None = None,
     max_iterations: int = 200,
     multipliers: np.ndarray | None = None,
@@ -102,8 +109,9 @@ def solve(
         for the compact model); ``auto`` picks ``interval`` when sensitive cells carry
         protection levels.
     model : {"auto", "P", "PN"}
-    dual : {"subgradient", "cutting-plane"}
-        How the Lagrangian dual is maximised.
+    dual : {"volume", "subgradient", "cutting-plane"}
+        How the Lagrangian dual is maximised: the volume algorithm, the Held-Wolfe-Crowder
+        subgradient rule, or the stabilised cutting-plane method.
     time_limit : float, optional
         Seconds for the whole call.
     max_iterations : int
@@ -257,7 +265,7 @@ def bound(
     method: str = "lagrangian",
     protection: str = "exact",
     model: str = "auto",
-    dual: str = "subgradient",
+    dual: str = "volume",
     time_limit: float | None = None,
     max_iterations: int = 200,
     multipliers: np.ndarray | None = None,

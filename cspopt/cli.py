@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 from cspopt import __version__
-from cspopt.certified import resolve_protection
+from cspopt.certified import DUALS, resolve_protection
 from cspopt.errors import CspoptError, InputError, PatternError
 
 __all__ = ["main"]
@@ -299,7 +299,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--separation", choices=["auto", "network", "lp"], default="auto",
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
                         "attacker LPs (any table)")
-    p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
+    p.add_argument("--dual", choices=DUALS, default="volume")
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default="highs")
     p.add_argument("--route", choices=["matrix", "pyomo"], default="matrix",
@@ -319,7 +319,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact: lagrangian or lp; interval: lp (default; the compact "
                         "model's LP bound) or mip (dual bound of a time-limited "
                         "branch-and-cut)")
-    p.add_argument("--dual", choices=["subgradient", "cutting-plane"], default="subgradient")
+    p.add_argument("--dual", choices=DUALS, default="volume")
     p.set_defaults(run=_cmd_bound)
 
     p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")

@@ -1,6 +1,7 @@
 """Lagrangian bounds, the embedded heuristic and the certified pipeline, checked as proofs."""
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -34,9 +35,9 @@ def test_bounds_are_valid_and_incumbents_safe(model):
         assert optimum.proven_optimal
         lp = solve_exact(table, model=model, relax=True).lower_bound
         first = path_heuristic(oracle, inst.weights[inst.candidates])
-        for run in (subgradient, cutting_plane):
+        for run in (subgradient, partial(subgradient, rule="held-wolfe-crowder"), cutting_plane):
             state = run(oracle, incumbent=first, max_iterations=60)
-            assert state.lower_bound <= optimum.objective + 1e-6, (table.name, run.__name__)
+            assert state.lower_bound <= optimum.objective + 1e-6, (table.name, run)
             if model == "P":  # the dual optimum of (P_lambda) is the LP bound of (P)
                 assert state.lower_bound <= lp + 1e-6
             # every recorded bound is z(lambda) of capped multipliers: re-evaluate the best
@@ -48,6 +49,23 @@ def test_bounds_are_valid_and_incumbents_safe(model):
             assert state.upper_bound == pytest.approx(inst.weights[pattern].sum())
             assert audit(inst.table, pattern, requirement="exact",
                          integer=model == "PN").protected
+
+
+@pytest.mark.parametrize("table, opts", [
+    (almeida_carvalho_set1(59, 39, seed=1), {"publish_zeros": True}),
+    (almeida_carvalho_set2(39, 19, seed=1, costs="value"), {}),
+])
+def test_volume_rule_reaches_the_lp_bound(table, opts):
+    """The issue's convergence criterion on two Table 2-4 design tables (bench: all 27)."""
+    inst = build_instance(table, "P", **opts)
+    oracle = PathOracle(inst)
+    lp = solve_exact(table, model="P", relax=True, **opts).lower_bound
+    first = path_heuristic(oracle, inst.weights[inst.candidates])
+    volume = subgradient(oracle, incumbent=first, heuristic_every=0, max_iterations=200)
+    halving = subgradient(oracle, incumbent=first, heuristic_every=0, max_iterations=200,
+                          rule="held-wolfe-crowder")
+    assert lp * (1 - 0.005) <= volume.lower_bound <= lp + 1e-6
+    assert halving.lower_bound < volume.lower_bound
 
 
 def test_certified_solve_matches_brute_force_on_tiny_tables():
@@ -122,5 +140,8 @@ def test_solve_options_are_validated():
                 dict(dual="newton")):
         with pytest.raises(InputError):
             cspopt.solve(t, **bad)
+    oracle = PathOracle(build_instance(t, "P"))
+    with pytest.raises(InputError, match="rule"):
+        subgradient(oracle, rule="polyak")
     iso = Table.from_array([[3, 5]], sensitive=[[1, 0]])
     assert cspopt.solve(iso, publish_totals=True).status == "infeasible"
