@@ -95,7 +95,8 @@ class CapacityOracle:
     attacker LP (one warm-started HiGHS model) elsewhere.
     """
 
-    def __init__(self, inst: IntervalInstance, *, method: str = "auto", strengthen: bool = True):
+    def __init__(self, inst: IntervalInstance, *, method: str = "auto", strengthen: bool = True,
+                 focus: np.ndarray | None = None):
         if method not in ("auto", "network", "lp"):
             raise InputError(f"method must be 'auto', 'network' or 'lp', not {method!r}")
         if not strengthen and method == "network":
@@ -121,6 +122,9 @@ class CapacityOracle:
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
         self._order = list(self._rows_of_cell)  # protected cells, recently exposed first
+        # cells separated at fractional points (all are checked at 0/1 points)
+        self._focus = (np.ones(inst.protected.size, dtype=bool) if focus is None
+                       else np.asarray(focus, dtype=bool))
         # cells moved by recent proofs of protection (flows or LP points at 0/1 points): a
         # 0/1 point suppressing all of them is protected by the same flow
         self._proofs: dict[int, list[np.ndarray]] = {k: [] for k in self._rows_of_cell}
@@ -290,6 +294,8 @@ class CapacityOracle:
         cuts: list[CapacityCut] = []
         exposed = 0
         for k in list(self._order):
+            if not (decide or self._focus[k]):
+                continue
             if not self._judge(k, y, decide, cuts, min_violation)[0]:
                 exposed += 1
                 self._order.remove(k)

@@ -150,6 +150,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             result = solve_branch_and_cut(table, time_limit=args.time_limit, gap=args.gap,
                                           verbose=args.verbose, mip_start=start,
                                           weights=args.weights, separation=args.separation,
+                                          candidate_sets=args.candidate_sets,
                                           progress=progress)
             if progress is not None:
                 print(file=sys.stderr)
@@ -299,6 +300,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--separation", choices=["auto", "network", "lp"], default="auto",
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
                         "attacker LPs (any table)")
+    p.add_argument("--candidate-sets", action="store_true",
+                   help="branch-and-cut: separate only for Serpell et al.'s candidates for "
+                        "initially exposed primaries (every primary is still checked)")
     p.add_argument("--dual", choices=DUALS, default="volume")
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default="highs")
