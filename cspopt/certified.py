@@ -30,7 +30,8 @@ import numpy as np
 from cspopt.errors import InputError
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
-from cspopt.lagrangian import LagrangianState, PathOracle, cutting_plane, path_heuristic, subgradient
+from cspopt.lagrangian import (LagrangianState, PathOracle, cutting_plane, exclusion_search,
+                               path_heuristic, subgradient)
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import suppression_options
 
@@ -151,6 +152,8 @@ def solve(
     weights = inst.weights[inst.candidates]
     t0 = time.perf_counter()
     first = path_heuristic(oracle, weights)
+    if first is not None:
+        first = exclusion_search(oracle, first, weights)
     timings = {"heuristic": time.perf_counter() - t0}
     initial = dict(iteration=0, time=time.perf_counter() - started, lower_bound=0.0,
                    upper_bound=float(weights[first].sum()) if first is not None else math.inf,
