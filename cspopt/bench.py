@@ -94,6 +94,7 @@ SET2_SIZES = ((50, 10), (50, 20), (50, 30), (50, 40), (50, 50), (60, 20), (60, 4
 
 
 def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
+                    min_cells: int = 0,
                     max_variables: int = 20_000_000, sets=("set1", "set2-value", "set2-unit"),
                     pipeline: bool = True, on_row=None) -> list[dict]:
     """One row per (data set, size) with the paper's columns.
@@ -103,7 +104,8 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
     in-proven optima, ``Cpl+Lag`` every proven optimum of the pipeline; ``IGap``/``FGap``
     are the initial/final incumbent's deviation (%) from the Lagrangian bound; ``T`` the
     pipeline's mean seconds; ``speedup`` the median of baseline time / pipeline time.
-    Sizes with more than ``max_cells`` cells are skipped; a compact model over
+    Sizes with more than ``max_cells`` or fewer than ``min_cells`` cells are skipped (a
+    long run can be split by size); a compact model over
     ``max_variables`` columns is not built (counted in ``too_large``).
     """
     import cspopt
@@ -114,7 +116,7 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
     for name in sets:
         sizes = SET1_SIZES if name == "set1" else SET2_SIZES
         for rows_total, cols_total in sizes:
-            if rows_total * cols_total > max_cells:
+            if not min_cells <= rows_total * cols_total <= max_cells:
                 continue
             m, n = rows_total - 1, cols_total - 1
             st = {k: [] for k in ("p", "up", "cpl_s", "variables", "lp_gap", "t", "igap",
@@ -348,7 +350,8 @@ def _markdown(rows: list[dict], title: str) -> str:
 
 
 def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
-                  tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201) -> int:
+                  tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
+                  min_cells: int = 0) -> int:
     """Run benchmark ``name``, print its Markdown table and write it to ``output``."""
     if name == "audit":
         rows = audit_benchmark(((20, 10), (50, 50)) if quick else
@@ -396,7 +399,8 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                 Path(output).write_text(render(rows))
 
         rows = exact_benchmark(tables=2 if quick else tables, time_limit=time_limit,
-                               max_cells=600 if quick else max_cells, on_row=save)
+                               max_cells=600 if quick else max_cells, min_cells=min_cells,
+                               on_row=save)
         text = render(rows)
         ok = True
     elif name == "interval":

@@ -236,7 +236,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from cspopt.bench import run_benchmark
 
     return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
-                         time_limit=args.time_limit, max_cells=args.max_cells)
+                         time_limit=args.time_limit, max_cells=args.max_cells,
+                         min_cells=args.min_cells)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -354,6 +355,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds per table (exact)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
+    p.add_argument("--min-cells", type=int, default=0,
+                   help="skip sizes with fewer cells (exact: split a long run by size)")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)
