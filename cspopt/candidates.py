@@ -66,8 +66,6 @@ def unpicked(table, *, max_rounds: int = 200, tol: float = 1e-9) -> tuple[np.nda
     a = table.values[cells]
     lower, upper = table.apriori_lower[cells].astype(float), table.apriori_upper[cells].astype(float)
     M = table.relation_matrix.tocsr()
-    published = np.ones(table.num_cells, dtype=bool)
-    published[cells] = False
     for _ in range(max_rounds):
         row, col, rise, fall = _signed_room(M, cells, upper - a, a - lower)
         new_upper = upper.copy()
@@ -113,4 +111,4 @@ def candidate_primaries(table, exposed: np.ndarray) -> np.ndarray:
                     | (upper - lower < spl - tol))
     k_n = in_e & ~by_unpicking
     chosen = alone | ((k_pl | k_nv) & in_e) | k_n
-    return chosen[np.searchsorted(cells, exposed)] if exposed.size else np.zeros(0, bool)
+    return chosen[np.searchsorted(cells, exposed)]

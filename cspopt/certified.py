@@ -3,11 +3,11 @@
 The pipeline follows Almeida & Carvalho (2005) §5:
 
 1. preprocessing drops sensitive cells already protected by other sensitive cells;
-2. the path heuristic gives a first incumbent;
+2. the path heuristic, improved by exclusion local search, gives a first incumbent;
 3. the Lagrangian dual (subgradient: volume or Held-Wolfe-Crowder step rule; or a
-   stabilised cutting-plane method) raises the lower
-   bound. The embedded heuristic improves the incumbent, and a closed gap makes it
-   *in-proven* optimal;
+   stabilised cutting-plane method) raises the lower bound. The embedded heuristic, with
+   exclusion local search, improves the incumbent, and a closed gap makes it *in-proven*
+   optimal;
 4. if a gap remains, the LP relaxation's bound is tried. If a gap still remains, the MIP of
    (P)/(P_N) runs with the incumbent as its start, and its bound is combined with the
    Lagrangian one. A matching optimum makes the incumbent *out-proven* optimal. The paper
