@@ -41,9 +41,8 @@ from cspopt.formulations.instance import ExactInstance
 from cspopt.result import integral_bound
 
 __all__ = ["LagrangianState", "PathOracle", "path_heuristic", "exclusion_search", "subgradient",
-           "cutting_plane",
-           "dual_ascent", "end_multipliers", "initial_multipliers", "evaluate", "project_capped",
-           "STEP_RULES"]
+           "cutting_plane", "dual_ascent", "end_multipliers", "initial_multipliers", "evaluate",
+           "project_capped", "STEP_RULES"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +76,10 @@ class PathOracle:
         self.arc_x = inst.x_index[inst.arc_cell]  # -1 on sensitive cells' arcs
         self.own = [np.flatnonzero(inst.arc_cell == k) for k in inst.protected_cells]
         self.blocked = ~inst.path_arc_mask
+        # weight tie-break of evaluate(): eps per unit weight, and the most it adds to a path
+        weights = inst.weights[inst.candidates]
+        self.tie_slack = _TIE_BREAK * max(1.0, float(weights.max(initial=0.0)))
+        self.tie_eps = self.tie_slack / max(float(weights.sum()), 1.0)
 
     def arc_costs(self, cell_cost: np.ndarray) -> np.ndarray:
         """Arc costs from per-candidate costs (0 on sensitive cells, inf where blocked)."""
@@ -164,8 +167,11 @@ def exclusion_search(oracle: PathOracle, chosen: np.ndarray, weights: np.ndarray
             trial = np.where(best, 0.0, weights)
             trial[x] = np.inf
             candidate = path_heuristic(oracle, trial)
-            if candidate is not None and float(weights[candidate].sum()) < cost - 1e-9:
-                best, cost, improved = candidate, float(weights[candidate].sum()), True
+            if candidate is None:
+                continue
+            candidate_cost = float(weights[candidate].sum())
+            if candidate_cost < cost - 1e-9:
+                best, cost, improved = candidate, candidate_cost, True
         if not improved:
             break
     return best
@@ -330,17 +336,15 @@ def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None 
     Counts Dijkstra calls and time into ``state`` when given.
     """
     inst = oracle.inst
-    weights = inst.weights[inst.candidates]
-    slack = _TIE_BREAK * max(1.0, float(weights.max(initial=0.0)))
-    eps = slack / max(float(weights.sum()), 1.0)
+    tie = oracle.tie_eps * inst.weights[inst.candidates]
     total, paths = 0.0, []
     for p in range(inst.protected_cells.size):
         t0 = time.perf_counter()
-        length, arcs = oracle.best(p, oracle.arc_costs(lam[p] + eps * weights))
+        length, arcs = oracle.best(p, oracle.arc_costs(lam[p] + tie))
         if state is not None:
             state.dijkstra_seconds += time.perf_counter() - t0
             state.dijkstra_calls += int(inst.needs_up[p]) + int(inst.needs_down[p])
-        length -= slack
+        length -= oracle.tie_slack
         total += length
         paths.append((length, arcs))
     return total, paths
