@@ -351,7 +351,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="run a benchmark and write its results table")
     p.add_argument("name", choices=["audit", "exact", "interval", "lagrangian"])
-    p.add_argument("--tables", type=int, default=10, help="tables per size (exact)")
+    p.add_argument("--tables", type=int, default=10,
+                   help="tables per size (exact; lagrangian: per size and data set)")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds per table (exact)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
