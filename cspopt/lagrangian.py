@@ -60,19 +60,20 @@ class PathOracle:
 
     def __init__(self, inst: ExactInstance):
         self.inst = inst
-        tail, head = inst.arc_tail, inst.arc_head
-        order = np.lexsort((head, tail))
-        pairs = tail[order] * inst.num_nodes + head[order]
+        order = np.lexsort((inst.arc_head, inst.arc_tail))
+        tail, head = inst.arc_tail[order], inst.arc_head[order]
+        pairs = tail * inst.num_nodes + head
         starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
         self.order = order
         self.starts = starts
         self.parallel = starts.size != order.size
         self.graph = sp.csr_matrix(
-            (np.zeros(starts.size), head[order][starts], np.searchsorted(
-                tail[order][starts], np.arange(inst.num_nodes + 1))),
+            (np.zeros(starts.size), head[starts], np.searchsorted(
+                tail[starts], np.arange(inst.num_nodes + 1))),
             shape=(inst.num_nodes, inst.num_nodes))
-        self.group = {(int(tail[order][s]), int(head[order][s])): order[s:e]
-                      for s, e in zip(starts, np.r_[starts[1:], order.size])}
+        self.group = {(u, v): order[s:e] for u, v, s, e in zip(
+            tail[starts].tolist(), head[starts].tolist(), starts.tolist(),
+            np.r_[starts[1:], order.size].tolist())}
         self.arc_x = inst.x_index[inst.arc_cell]  # -1 on sensitive cells' arcs
         self.own = [np.flatnonzero(inst.arc_cell == k) for k in inst.protected_cells]
         self.blocked = ~inst.path_arc_mask
