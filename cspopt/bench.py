@@ -278,15 +278,17 @@ def interval_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[
     import tempfile
 
     from cspopt.branch_and_cut import solve_branch_and_cut
-    from cspopt.io import write_table
+    from cspopt.io import read_jj, write_jj
     from cspopt.peer import run_tauargus_opt
 
     rows = []
     for name, table in cases:
-        costs = table.costs
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / f"{name}.jj"
-            write_table(table, path)
+            write_jj(table, path)
+            # Both tools solve the table as written (infinite a-priori bounds become finite).
+            table = read_jj(path)
+            costs = table.costs
             peer = run_tauargus_opt(path, minutes=max(1, math.ceil(time_limit / 60)),
                                     primary_cost=float(costs[table.sensitive].sum()))
         peer_pattern = [c for c in peer["suppressed"] if not table.sensitive[c]]

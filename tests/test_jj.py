@@ -1,12 +1,14 @@
 """JJ format: lossless round trip on every shared instance, and parse errors naming the line."""
 
 import io
+import math
 
 import numpy as np
 import pytest
 
 from cspopt.errors import InvalidCellError, NonAdditiveError, TableFormatError
-from cspopt.io.jj import format_jj, parse_jj, read_jj, write_jj
+from cspopt.interval import solve_interval
+from cspopt.io.jj import finite_bound, format_jj, parse_jj, read_jj, write_jj
 
 from conftest import INSTANCES
 
@@ -34,13 +36,27 @@ def test_ex1_fields():
 def test_write_marks_secondaries_and_infinite_bounds(tmp_path):
     t = read_jj(INSTANCES / "ex1.jj").replace(apriori_upper=np.inf)
     out = tmp_path / "out.jj"
-    write_jj(t, out, suppressed=[4, 10, 11])
+    write_jj(t, out, suppressed=[4, 10, 11], infinity=math.inf)
     back = read_jj(out)
     assert back.status[[4, 10, 11]].tolist() == ["m"] * 3 and back.status[5] == "u"
     assert np.all(np.isinf(back.apriori_upper))
     buffer = io.StringIO()
     write_jj(t, buffer, infinity=1e9)
     assert "1000000000" in buffer.getvalue() and "inf" not in buffer.getvalue()
+
+
+def test_default_writes_a_finite_bound_tauargus_can_read(tmp_path):
+    """pytauargus misreads ``inf`` silently, so the default writes a finite bound, far
+    beyond what an attacker needs, and the optimum on the written table is unchanged."""
+    t = read_jj(INSTANCES / "ex1.jj").replace(apriori_upper=np.inf)
+    text = format_jj(t)
+    assert "inf" not in text
+    back = parse_jj(text)
+    bound = finite_bound(t)
+    assert np.all(back.apriori_upper == bound) and bound >= 10 * np.abs(t.values).sum()
+    weights = t.values
+    assert solve_interval(back, weights=weights).objective == pytest.approx(
+        solve_interval(t, weights=weights).objective)
 
 
 GOOD = """0

@@ -9,8 +9,12 @@
     rhs k : i1 (c1) i2 (c2) ... ik (ck)   R lines: sum c * value = rhs
 
 Cells may be listed in any order but each id ``0..N-1`` exactly once. A term may be written
-``3 (1)`` or ``3(1)``. Infinite bounds are written ``inf``/``-inf`` unless ``infinity`` is
-given to :func:`write_jj` (tau-ARGUS itself writes a large finite bound).
+``3 (1)`` or ``3(1)``. ``inf``/``-inf`` are read as infinite a-priori bounds, but the format
+has no infinity: tau-ARGUS writes a finite bound (1.5 times the grand total), and pytauargus 0.6.0
+misreads ``inf`` without an error (it reported "optimal" at a cost above a pattern that its own
+audit accepts, on a GenSup class II 60x40 table). So infinite bounds are written as the finite
+:func:`finite_bound` unless ``infinity`` says otherwise. A finite bound only adds knowledge to the
+attacker, so a pattern that protects the written table also protects the original one.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 from cspopt.errors import InputError, TableFormatError
 from cspopt.table import CellStatus, Relations, Table
 
-__all__ = ["read_jj", "write_jj", "parse_jj", "format_jj"]
+__all__ = ["read_jj", "write_jj", "parse_jj", "format_jj", "finite_bound"]
 
 _TERM = re.compile(r"(\S+?)\s*\(\s*([^)\s]+)\s*\)")
 
@@ -155,21 +159,34 @@ def parse_jj(text: str, *, path: str | None = None, nonnegative: bool | None = N
         raise
 
 
-def _fmt(x: float, infinity: float | None) -> str:
+def _fmt(x: float, infinity: float = math.inf) -> str:
     if math.isinf(x):
-        if infinity is not None:
-            x = math.copysign(infinity, x)
-        else:
+        x = math.copysign(infinity, x)
+        if math.isinf(x):
             return "inf" if x > 0 else "-inf"
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     return repr(float(x))
 
 
+def finite_bound(table: Table) -> float:
+    """The finite value written for infinite a-priori bounds: a power of ten at least
+    ten times the sum of the absolute cell values and protection levels, so that on tables
+    whose relations are sums it is far beyond any value an attacker needs to reach."""
+    scale = float(np.abs(table.values).sum() + table.lower_protection.sum()
+                  + table.upper_protection.sum() + table.sliding_protection.sum())
+    return 10.0 ** math.ceil(math.log10(10.0 * max(scale, 1.0)))
+
+
 def format_jj(table: Table, *, infinity: float | None = None,
               status: np.ndarray | None = None) -> str:
-    """The JJ text of ``table`` (``status`` overrides the status codes, e.g. with ``m``)."""
+    """The JJ text of ``table`` (``status`` overrides the status codes, e.g. with ``m``).
+
+    Infinite a-priori bounds are written as ``infinity`` (default :func:`finite_bound`);
+    ``infinity=math.inf`` writes ``inf``, which cspopt reads back but tau-ARGUS does not.
+    """
     codes = table.status if status is None else status
+    infinity = finite_bound(table) if infinity is None else infinity
     out = ["0", str(table.num_cells)]
     for c in range(table.num_cells):
         out.append(" ".join([str(c)] + [_fmt(float(v), infinity) for v in (
@@ -179,8 +196,8 @@ def format_jj(table: Table, *, infinity: float | None = None,
     out.append(str(table.num_relations))
     for r in range(table.num_relations):
         terms = table.relations.terms(r)
-        body = " ".join(f"{cell} ({_fmt(coef, None)})" for cell, coef in terms)
-        out.append(f"{_fmt(float(table.relations.rhs[r]), None)} {len(terms)} : {body}")
+        body = " ".join(f"{cell} ({_fmt(coef)})" for cell, coef in terms)
+        out.append(f"{_fmt(float(table.relations.rhs[r]))} {len(terms)} : {body}")
     return "\n".join(out) + "\n"
 
 
