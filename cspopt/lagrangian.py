@@ -481,14 +481,15 @@ def subgradient(
     weights = inst.weights[inst.candidates]
     num_k, num_x = inst.protected_cells.size, inst.candidates.size
     state = LagrangianState(multipliers=np.zeros((num_k, num_x)))
+    evaluated = None  # (z, paths) of the starting point when already known
     if multipliers is not None:
         lam = np.array(multipliers, dtype=float)
     elif volume:
         lam = end_multipliers(oracle)
     else:
-        lam = initial_multipliers(oracle, state)[0]
-    if lam.shape == (num_k, num_x):
-        project_capped(lam, weights)
+        lam, *evaluated = initial_multipliers(oracle, state)
+    if lam.shape == (num_k, num_x) and evaluated is None:
+        project_capped(lam, weights)  # the starting rules stay inside the capped set
     if lam.shape != (num_k, num_x):
         raise InputError(f"multipliers must have shape {(num_k, num_x)}, got {lam.shape}")
     if np.any(~np.isfinite(lam)) or np.any(lam < 0):
@@ -501,7 +502,8 @@ def subgradient(
     center, z_center, direction = lam, -math.inf, None
     while True:
         t_iter = time.perf_counter()
-        paths_total, paths = evaluate(oracle, lam, state)
+        paths_total, paths = evaluated or evaluate(oracle, lam, state)
+        evaluated = None
         if not math.isfinite(paths_total):  # some cell cannot be protected at all
             state.lower_bound, state.termination = math.inf, "infeasible"
             return state
