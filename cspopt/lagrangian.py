@@ -488,8 +488,8 @@ def subgradient(
         lam = end_multipliers(oracle)
     else:
         lam, *evaluated = initial_multipliers(oracle, state)
-    if lam.shape == (num_k, num_x) and evaluated is None:
-        project_capped(lam, weights)  # the starting rules stay inside the capped set
+    if lam.shape == (num_k, num_x) and evaluated is None:  # initial_multipliers stays inside
+        project_capped(lam, weights)
     if lam.shape != (num_k, num_x):
         raise InputError(f"multipliers must have shape {(num_k, num_x)}, got {lam.shape}")
     if np.any(~np.isfinite(lam)) or np.any(lam < 0):
