@@ -333,6 +333,13 @@ def certify(
     model started from the pattern (interval; its dual bound is valid). The result's
     ``suppressed``/``objective`` are the given pattern's and ``audit`` says whether it is
     safe (``status`` is ``"infeasible"`` if not).
+
+    ``termination`` says why the bound stopped moving: ``"optimal"`` with ``status
+    "optimal"`` when the pattern is proven optimal; ``"optimal"`` with ``status "feasible"``
+    when the interval search finished, so ``lower_bound`` is the optimum and the pattern is
+    provably not optimal (the cheaper pattern's cost is in ``history``); ``"time_limit"``
+    when the budget ran out; ``"iteration_limit"`` when the exact-disclosure bounds (the
+    Lagrangian's iterations and the LP bound) are spent.
     """
     started = time.perf_counter()
     protection = resolve_protection(table, protection)
@@ -352,7 +359,7 @@ def certify(
         weights, _ = suppression_options(table, options.get("weights"))
         model_name, lower, history = "FS", solved.lower_bound, solved.history
         unsafe, safe, size = solved.unsafe, solved.safe, solved.model_size
-        multipliers = None
+        multipliers, stopped = None, solved.termination
     else:
         inst = _instance(table, model, options)
         outside = [c for c in pattern if inst.x_index[c] < 0]
@@ -368,6 +375,8 @@ def certify(
             lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
             if lp.status == "bound_only":
                 lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
+        stopped = "time_limit" if remaining is not None and remaining <= 0 or (
+            lag.termination == "time_limit") else "iteration_limit"
         model_name, history, multipliers = inst.model, lag.history, lag.multipliers
         unsafe = tuple(map(int, inst.protected_cells))
         safe, size = tuple(map(int, inst.safe_cells)), lag.model_size
@@ -376,7 +385,7 @@ def certify(
         lower = min(lower, objective)
     proven = checked.protected and objective <= lower + 1e-9
     return SolveResult(
-        method=f"certify({model_name})", termination="optimal" if proven else "gap_limit",
+        method=f"certify({model_name})", termination="optimal" if proven else stopped,
         status=("optimal" if proven else "feasible") if checked.protected else "infeasible",
         suppressed=pattern, objective=objective, lower_bound=lower,
         gap=relative_gap(objective, lower) if checked.protected else math.inf,

@@ -131,9 +131,14 @@ def test_certify_tauargus_modular_pattern():
     assert result.model == "FS" and result.audit.protected and result.audit.requirement == "interval"
     assert result.objective == 2524351 and result.lower_bound == 521926
     assert result.gap == pytest.approx(1 - 521926 / 2524351)
+    # the search finished: the bound is the optimum, the pattern provably not optimal
+    assert (result.termination, result.status) == ("optimal", "feasible")
+    assert min(h["upper_bound"] for h in result.history) == 521926
     assert cspopt.certify(t, modular[:-1]).status == "infeasible"
     exact = cspopt.certify(read_table(INSTANCES / "ex1.jj"), [4, 10, 11], protection="exact")
     assert exact.model == "PN" and exact.audit.requirement == "exact"
+    worse = cspopt.certify(read_table(INSTANCES / "ex1.jj"), [4, 10, 11, 14], protection="exact")
+    assert (worse.termination, worse.status) == ("iteration_limit", "feasible")
     with pytest.raises(InputError):
         cspopt.certify(t, modular, protection="interval", tau=2)
 

@@ -147,6 +147,7 @@ def test_certify_outside_patterns():
     assert worse.audit.protected and not worse.proven_optimal
     assert worse.objective == 1950 + 793 and worse.lower_bound == 1950
     assert worse.gap == pytest.approx(793 / 2743)
+    assert (worse.termination, worse.status) == ("optimal", "feasible")  # 1950 is proven
     unsafe = cspopt.certify(t, [4, 10])
     assert unsafe.status == "infeasible" and unsafe.audit.exposed == (5,)
     assert unsafe.lower_bound <= 1950
