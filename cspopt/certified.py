@@ -375,8 +375,9 @@ def certify(
             lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
             if lp.status == "bound_only":
                 lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
-        stopped = "time_limit" if remaining is not None and remaining <= 0 or (
-            lag.termination == "time_limit") else "iteration_limit"
+        out_of_time = lag.termination == "time_limit" or (remaining is not None
+                                                           and remaining <= 0)
+        stopped = "time_limit" if out_of_time else "iteration_limit"
         model_name, history, multipliers = inst.model, lag.history, lag.multipliers
         unsafe = tuple(map(int, inst.protected_cells))
         safe, size = tuple(map(int, inst.safe_cells)), lag.model_size
