@@ -126,8 +126,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     primaries (:mod:`cspopt.candidates`); 0/1 points are still checked for every primary, so
     the optimum is the same. Measured: it makes the start heuristic cheaper, but the root
     bound weaker (GenSup I 100x100 and Smith 30x30 end worse in 60 s), hence off by default.
-    The result has the fields of every cspopt solve; its pattern passes :func:`cspopt.audit` with ``requirement="interval"`` and its lower bound is
-    SCIP's dual bound (rounded up under integer weights).
+    The result has the fields of every cspopt solve; its pattern passes :func:`cspopt.audit`
+    with ``requirement="interval"`` and its lower bound is SCIP's dual bound (rounded up under
+    integer weights).
     """
     started = time.perf_counter()
     if time_limit is not None and not time_limit > 0:

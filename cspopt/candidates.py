@@ -64,7 +64,8 @@ def unpicked(table, *, max_rounds: int = 200, tol: float = 1e-9) -> tuple[np.nda
     sensitive cell (``table.sensitive_cells`` order)."""
     cells = table.sensitive_cells
     a = table.values[cells]
-    lower, upper = table.apriori_lower[cells].astype(float), table.apriori_upper[cells].astype(float)
+    lower = table.apriori_lower[cells].astype(float)
+    upper = table.apriori_upper[cells].astype(float)
     M = table.relation_matrix.tocsr()
     for _ in range(max_rounds):
         row, col, rise, fall = _signed_room(M, cells, upper - a, a - lower)
