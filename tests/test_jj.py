@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from cspopt.audit import audit
 from cspopt.errors import InvalidCellError, NonAdditiveError, TableFormatError
 from cspopt.interval import solve_interval
 from cspopt.io.jj import finite_bound, format_jj, parse_jj, read_jj, write_jj
@@ -54,9 +55,10 @@ def test_default_writes_a_finite_bound_tauargus_can_read(tmp_path):
     back = parse_jj(text)
     bound = finite_bound(t)
     assert np.all(back.apriori_upper == bound) and bound >= 10 * np.abs(t.values).sum()
-    weights = t.values
-    assert solve_interval(back, weights=weights).objective == pytest.approx(
-        solve_interval(t, weights=weights).objective)
+    written = solve_interval(back, weights=t.values)
+    assert written.objective == pytest.approx(solve_interval(t, weights=t.values).objective)
+    # a pattern that protects the written table protects the original
+    assert audit(t, written.suppressed, requirement="interval", cells="sensitive").protected
 
 
 GOOD = """0
