@@ -74,9 +74,11 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
         deadline = started + time_limit
     ny = inst.candidates.size
     weights = inst.weights[inst.candidates]
-    master = new_highs(np.zeros((0, ny)), weights, np.zeros(ny), np.ones(ny), np.zeros(0),
-                       np.zeros(0), presolve=False, what="capacity master LP")
-    core = np.ones(ny) if core is None else np.asarray(core, float)
+    y_lower, y_upper = inst.candidate_bounds()
+    links = inst.link_matrix()  # deviation classes are suppressed whole (cspopt.linked)
+    master = new_highs(links, weights, y_lower, y_upper, np.zeros(links.shape[0]),
+                       np.zeros(links.shape[0]), presolve=False, what="capacity master LP")
+    core = y_upper if core is None else np.asarray(core, float)
     cuts: list[CapacityCut] = []
     bound, y, converged = 0.0, np.zeros(ny), False
     for _ in range(max_rounds):
@@ -161,7 +163,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                 progress(history[-1])
 
     if mip_start is not None:
-        start = _candidate_vector(inst, mip_start)
+        start = inst.minimal(_candidate_vector(inst, mip_start))
         if not oracle.separate(start, decide=True)[0]:
             raise InputError("the given start pattern does not protect every sensitive cell")
         record("start", y=start)
@@ -169,7 +171,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         """Delete-and-check within a share of the time limit: on large tables it is a
         check per suppressed cell, and the bound needs the time more."""
         budget = None if time_limit is None else time.perf_counter() + _PRUNE_SHARE * time_limit
-        return oracle.prune(y, order, budget)
+        return inst.minimal(oracle.prune(y, order, budget))
 
     t0 = time.perf_counter()
     if ny and inst.protected.size:  # protecting the candidate set often protects all
@@ -255,8 +257,12 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     # presolve is safe with the handler's locks (1/2 the time on GenSup I 50x50); a restart
     # would re-create the variables the handler holds
     model.setParam("presolving/maxrestarts", 0)
-    y = model.addMatrixVar((ny,), name="y", vtype="B", ub=1.0,
+    y_lower, y_upper = inst.candidate_bounds()
+    y = model.addMatrixVar((ny,), name="y", vtype="B", lb=y_lower, ub=y_upper,
                            obj=inst.weights[inst.candidates].astype(float))
+    links = inst.link_matrix().tocoo()
+    for i, j in zip(links.col[links.data > 0].tolist(), links.col[links.data < 0].tolist()):
+        model.addCons(y[i] == y[j])  # a deviation class is suppressed whole
     for cut in root_cuts:
         model.addCons(quicksum(float(a) * y[j] for j, a in zip(cut.candidates.tolist(),
                                                                cut.coefficients.tolist())) >= 1.0,
@@ -433,7 +439,8 @@ class _RoundAndPrune(Heur):
         # pruning from far above the incumbent rarely beats it and costs a check per cell
         if self.weights @ rounded > 2 * best or not self.handler._protects(rounded):
             return {"result": SCIP_RESULT.DIDNOTFIND}
-        pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
+        pruned = self.oracle.inst.minimal(self.oracle.prune(rounded,
+                                                            np.lexsort((-self.weights, y_lp))))
         if self.weights @ pruned >= best - 1e-9:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         sol = self.model.createOrigSol(self)  # presolve may have fixed some y

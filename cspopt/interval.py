@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.linked import deviation_classes
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
@@ -60,6 +61,35 @@ class IntervalInstance:
     up_room: np.ndarray  # per protected cell: M or ub - a, for free cells (k x |free|)
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
+    deviation_class: np.ndarray  # per free cell, see cspopt.linked (-1: never deviates)
+
+    def candidate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on ``y`` that every minimal pattern meets (:mod:`cspopt.linked`): 1 where
+        the class holds a protected cell, 0 where the class never deviates."""
+        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+        moving = self.deviation_class[np.searchsorted(self.free, self.protected)]
+        lower = np.isin(cls, moving[moving >= 0]).astype(float)
+        return lower, (cls >= 0).astype(float)
+
+    def link_matrix(self) -> sp.csr_matrix:
+        """Rows ``y_i - y_j = 0`` chaining the candidates of each deviation class."""
+        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+        order = np.argsort(cls, kind="stable")
+        same = (cls[order][1:] == cls[order][:-1]) & (cls[order][1:] >= 0)
+        first, second = order[:-1][same], order[1:][same]
+        r = np.arange(first.size)
+        return sp.csr_matrix((np.r_[np.ones(r.size), -np.ones(r.size)],
+                              (np.r_[r, r], np.r_[first, second])),
+                             shape=(r.size, self.candidates.size))
+
+    def minimal(self, y_candidates: np.ndarray) -> np.ndarray:
+        """``y`` without suppressions no completion can move: candidates whose deviation
+        class has a published member or never deviates. Protection is unchanged and the
+        result meets :meth:`candidate_bounds` and :meth:`link_matrix` if ``y`` protects."""
+        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+        published = cls[np.asarray(y_candidates) < 0.5]
+        keep = (np.asarray(y_candidates) > 0.5) & (cls >= 0) & ~np.isin(cls, published)
+        return keep.astype(float)
 
     def keep(self, mask: np.ndarray) -> IntervalInstance:
         """The instance protecting only ``protected[mask]`` (cells still exposed); the others
@@ -107,7 +137,8 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     sub = sub[np.diff(sub.indptr) > 0]
     inst = IntervalInstance(table, np.asarray(weights, float), free, candidates, sensitive,
                             np.zeros(0, np.int64), down_room,
-                            up_room.reshape(sensitive.size, free.size), sides, sub)
+                            up_room.reshape(sensitive.size, free.size), sides, sub,
+                            deviation_classes(sub))
     if not preprocessing:
         return inst
     return inst.keep(_exposed_by_primaries(inst, is_network))
@@ -138,9 +169,12 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     y_of_free = np.full(nf, -1, dtype=np.int64)
     pos = np.searchsorted(inst.free, inst.candidates)
     y_of_free[pos] = np.arange(ny)
-    rows, cols, vals, lower, upper = [], [], [], [], []
-    col_lo, col_hi = [np.zeros(ny)], [np.ones(ny)]
-    num_cols, num_rows = ny, 0
+    y_lower, y_upper = inst.candidate_bounds()
+    col_lo, col_hi = [y_lower], [y_upper]
+    links = inst.link_matrix().tocoo()  # y_i = y_j within a deviation class
+    rows, cols, vals = [links.row], [links.col], [links.data]
+    lower, upper = [np.zeros(links.shape[0])], [np.zeros(links.shape[0])]
+    num_cols, num_rows = ny, links.shape[0]
     rel = inst.relations.tocoo()
     cand_free = np.flatnonzero(y_of_free >= 0)
     for k, (cell, (down, up)) in enumerate(zip(inst.protected.tolist(), inst.sides)):
@@ -212,8 +246,20 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
     blocks = [(k, side) for k, (down, up) in enumerate(inst.sides)
               for side, need in (("l", down), ("u", up)) if need]
     m.B = pyo.Set(initialize=blocks, dimen=2, doc="(protected cell, side) deviation vectors")
+    y_lower, y_upper = inst.candidate_bounds()
+    bounds = {c: (float(lo), float(hi)) for c, lo, hi in zip(inst.candidates.tolist(), y_lower,
+                                                             y_upper)}
     m.y = pyo.Var(m.Y, within=pyo.UnitInterval if relax else pyo.Binary,
-                  doc="y_i = 1 if cell i is suppressed")
+                  bounds=lambda _, i: bounds[i],
+                  doc="y_i = 1 if cell i is suppressed; 1 or 0 where its deviation class "
+                      "forces it (cspopt.linked)")
+    links = inst.link_matrix().tocsr()
+    m.L = pyo.Set(initialize=range(links.shape[0]))
+    m.linked = pyo.Constraint(
+        m.L, doc="y_i = y_j: cells of one deviation class are suppressed together",
+        rule=lambda _, r: sum(float(v) * m.y[int(inst.candidates[j])] for j, v in zip(
+            links.indices[links.indptr[r]:links.indptr[r + 1]],
+            links.data[links.indptr[r]:links.indptr[r + 1]])) == 0)
     free_index = {c: j for j, c in enumerate(inst.free.tolist())}
     m.x = pyo.Var(m.B, m.F, doc="deviation x^{l,p} / x^{u,p} of cell i from a_i; the bounds of "
                   "x_p carry x^{l,p}_p <= -lpl_p and x^{u,p}_p >= upl_p",
@@ -388,8 +434,8 @@ def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_
     if mip_start is not None and not relax:
         # only y is given; HiGHS completes the deviations
         start = np.full(cost.size, np.nan)
-        chosen = set(int(c) for c in mip_start)
-        start[:ny] = [1.0 if c in chosen else 0.0 for c in inst.candidates.tolist()]
+        chosen = np.isin(inst.candidates, np.fromiter(mip_start, dtype=np.int64))
+        start[:ny] = inst.minimal(chosen)  # meets the deviation-class rows
     outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
                         time_limit=time_limit, gap=gap, verbose=verbose, start=start)
     if outcome.get("has_solution"):

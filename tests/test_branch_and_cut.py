@@ -186,19 +186,25 @@ def test_strict_ons_protection():
 def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
     from cspopt.errors import SolverError
 
+    import cspopt.branch_and_cut as bc
+
     table = read_table(INSTANCES / "pp_shadow.jj")
-    calls = {"n": 0}
-    original = CapacityOracle.separate
+    inside = {"scip": False}
+    original, run_scip = CapacityOracle.separate, bc._run_scip
 
     def failing(self, y, **kw):
-        calls["n"] += 1
-        if calls["n"] > 20:  # past the heuristics and root LP (17 calls), inside SCIP
+        if inside["scip"]:  # past the heuristics and the root LP
             raise RuntimeError("boom")
         return original(self, y, **kw)
 
+    def entering(*args, **kw):
+        inside["scip"] = True
+        return run_scip(*args, **kw)
+
     monkeypatch.setattr(CapacityOracle, "separate", failing)
+    monkeypatch.setattr(bc, "_run_scip", entering)
     with pytest.raises(SolverError, match="boom"):
-        solve_branch_and_cut(table, weights="unit")
+        solve_branch_and_cut(table, weights="value")  # unit weights close at the root
 
 
 def test_top_level_solve_dispatches_interval_protection():
