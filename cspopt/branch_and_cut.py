@@ -171,7 +171,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         """Delete-and-check within a share of the time limit: on large tables it is a
         check per suppressed cell, and the bound needs the time more."""
         budget = None if time_limit is None else time.perf_counter() + _PRUNE_SHARE * time_limit
-        return inst.minimal(oracle.prune(y, order, budget))
+        return oracle.prune(y, order, budget)
 
     t0 = time.perf_counter()
     if ny and inst.protected.size:  # protecting the candidate set often protects all
@@ -260,8 +260,7 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     y_lower, y_upper = inst.candidate_bounds()
     y = model.addMatrixVar((ny,), name="y", vtype="B", lb=y_lower, ub=y_upper,
                            obj=inst.weights[inst.candidates].astype(float))
-    links = inst.link_matrix().tocoo()
-    for i, j in zip(links.col[links.data > 0].tolist(), links.col[links.data < 0].tolist()):
+    for i, j in zip(*(p.tolist() for p in inst.linked_pairs())):
         model.addCons(y[i] == y[j])  # a deviation class is suppressed whole
     for cut in root_cuts:
         model.addCons(quicksum(float(a) * y[j] for j, a in zip(cut.candidates.tolist(),
@@ -439,8 +438,7 @@ class _RoundAndPrune(Heur):
         # pruning from far above the incumbent rarely beats it and costs a check per cell
         if self.weights @ rounded > 2 * best or not self.handler._protects(rounded):
             return {"result": SCIP_RESULT.DIDNOTFIND}
-        pruned = self.oracle.inst.minimal(self.oracle.prune(rounded,
-                                                            np.lexsort((-self.weights, y_lp))))
+        pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
         if self.weights @ pruned >= best - 1e-9:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         sol = self.model.createOrigSol(self)  # presolve may have fixed some y

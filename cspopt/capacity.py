@@ -354,7 +354,9 @@ class CapacityOracle:
               deadline: float | None = None) -> np.ndarray:
         """Delete-and-check (seed 000 §5): drop the candidates in ``order`` whose removal
         keeps every cell protected. ``y_candidates`` must protect. A removal re-judges only
-        the protected cells whose proving flow (or LP point) moved the removed cell."""
+        the protected cells whose proving flow (or LP point) moved the removed cell. The
+        result is :meth:`~cspopt.interval.IntervalInstance.minimal`: a deadline, or a class
+        member dropped before the others, can leave suppressions no completion moves."""
         y = self._full(y_candidates)
         used = {}
         for k in self._rows_of_cell:
@@ -379,7 +381,7 @@ class CapacityOracle:
                 used.update(verdicts)
                 continue
             y[cell] = 1.0
-        return y[self.is_candidate]
+        return self.inst.minimal(y[self.is_candidate])
 
     def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
         """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``

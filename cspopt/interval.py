@@ -25,6 +25,7 @@ capacity constraints (issue #5) builds on this model.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, replace
@@ -63,20 +64,29 @@ class IntervalInstance:
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
     deviation_class: np.ndarray  # per free cell, see cspopt.linked (-1: never deviates)
 
+    @functools.cached_property
+    def candidate_class(self) -> np.ndarray:
+        """:attr:`deviation_class` of each candidate."""
+        return self.deviation_class[np.searchsorted(self.free, self.candidates)]
+
     def candidate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Bounds on ``y`` that every minimal pattern meets (:mod:`cspopt.linked`): 1 where
         the class holds a protected cell, 0 where the class never deviates."""
-        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+        cls = self.candidate_class
         moving = self.deviation_class[np.searchsorted(self.free, self.protected)]
         lower = np.isin(cls, moving[moving >= 0]).astype(float)
         return lower, (cls >= 0).astype(float)
 
-    def link_matrix(self) -> sp.csr_matrix:
-        """Rows ``y_i - y_j = 0`` chaining the candidates of each deviation class."""
-        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+    def linked_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate positions ``(i, j)`` with ``y_i = y_j``, chaining each deviation class."""
+        cls = self.candidate_class
         order = np.argsort(cls, kind="stable")
         same = (cls[order][1:] == cls[order][:-1]) & (cls[order][1:] >= 0)
-        first, second = order[:-1][same], order[1:][same]
+        return order[:-1][same], order[1:][same]
+
+    def link_matrix(self) -> sp.csr_matrix:
+        """:meth:`linked_pairs` as rows ``y_i - y_j = 0``."""
+        first, second = self.linked_pairs()
         r = np.arange(first.size)
         return sp.csr_matrix((np.r_[np.ones(r.size), -np.ones(r.size)],
                               (np.r_[r, r], np.r_[first, second])),
@@ -85,8 +95,8 @@ class IntervalInstance:
     def minimal(self, y_candidates: np.ndarray) -> np.ndarray:
         """``y`` without suppressions no completion can move: candidates whose deviation
         class has a published member or never deviates. Protection is unchanged and the
-        result meets :meth:`candidate_bounds` and :meth:`link_matrix` if ``y`` protects."""
-        cls = self.deviation_class[np.searchsorted(self.free, self.candidates)]
+        result meets :meth:`candidate_bounds` and :meth:`linked_pairs` if ``y`` protects."""
+        cls = self.candidate_class
         published = cls[np.asarray(y_candidates) < 0.5]
         keep = (np.asarray(y_candidates) > 0.5) & (cls >= 0) & ~np.isin(cls, published)
         return keep.astype(float)
@@ -253,13 +263,12 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
                   bounds=lambda _, i: bounds[i],
                   doc="y_i = 1 if cell i is suppressed; 1 or 0 where its deviation class "
                       "forces it (cspopt.linked)")
-    links = inst.link_matrix().tocsr()
-    m.L = pyo.Set(initialize=range(links.shape[0]))
+    first, second = inst.linked_pairs()
+    m.L = pyo.Set(initialize=list(zip(inst.candidates[first].tolist(),
+                                      inst.candidates[second].tolist())), dimen=2)
     m.linked = pyo.Constraint(
         m.L, doc="y_i = y_j: cells of one deviation class are suppressed together",
-        rule=lambda _, r: sum(float(v) * m.y[int(inst.candidates[j])] for j, v in zip(
-            links.indices[links.indptr[r]:links.indptr[r + 1]],
-            links.data[links.indptr[r]:links.indptr[r + 1]])) == 0)
+        rule=lambda _, i, j: m.y[i] == m.y[j])
     free_index = {c: j for j, c in enumerate(inst.free.tolist())}
     m.x = pyo.Var(m.B, m.F, doc="deviation x^{l,p} / x^{u,p} of cell i from a_i; the bounds of "
                   "x_p carry x^{l,p}_p <= -lpl_p and x^{u,p}_p >= upl_p",

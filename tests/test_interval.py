@@ -74,13 +74,16 @@ def test_optimum_equals_brute_force_on_tiny_tables():
 
 
 def test_routes_agree_on_lp_bounds_and_sizes():
-    for table in (gensup_class2(6, 4, seed=1), hierarchical_2d(6, 4, seed=0),
-                  read_table(INSTANCES / "ex1.jj")):
+    # pp_shadow: its published empty cells leave deviation classes (rows `linked`). Its big-M
+    # (ub = 1.5 x total) leaves the two HiGHS runs 1e-6 apart, with or without those rows.
+    for table, rel in ((gensup_class2(6, 4, seed=1), 1e-9), (hierarchical_2d(6, 4, seed=0), 1e-9),
+                       (read_table(INSTANCES / "ex1.jj"), 1e-9),
+                       (read_table(INSTANCES / "pp_shadow.jj"), 1e-5)):
         a = solve_interval(table, relax=True)
         b = solve_interval(table, relax=True, route="pyomo")
         assert a.model_size["variables"] == b.model_size["variables"]
         assert a.model_size["constraints"] == b.model_size["constraints"]
-        assert a.lower_bound == pytest.approx(b.lower_bound, rel=1e-9)
+        assert a.lower_bound == pytest.approx(b.lower_bound, rel=rel)
         mip = solve_interval(table, time_limit=60)
         assert mip.audit.protected and mip.lower_bound <= mip.objective
 
