@@ -151,7 +151,7 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
                 if not pipeline:
                     continue
                 t0 = time.perf_counter()
-                result = cspopt.solve(table, time_limit=time_limit, **opts)
+                result = cspopt.solve(table, protection="exact", time_limit=time_limit, **opts)
                 elapsed = time.perf_counter() - t0
                 st["t"].append(elapsed)
                 lag += result.proof == "lagrangian"

@@ -81,7 +81,7 @@ def solve(
     table,
     *,
     method: str = "auto",
-    protection: str = "exact",
+    protection: str = "auto",
     model: str = "auto",
     dual: str = "volume",
     time_limit: float | None = None,
@@ -95,20 +95,23 @@ def solve(
     instance=None,
     **options,
 ) -> SolveResult:
-    """Solve the exact-disclosure problem with a certificate.
+    """Solve the cell suppression problem with a certificate.
 
     Parameters
     ----------
     table : Table
-        A 2-D (network) table.
+        A 2-D (network) table for exact disclosure; any linear table for protection
+        intervals.
     method : {"auto", "lagrangian", "mip"}
         ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the compact MIP only
         (:func:`cspopt.solve_exact`); ``auto``: Lagrangian, then the MIP if a gap remains.
-    protection : {"exact", "interval", "auto"}
-        ``interval`` solves the protection-interval problem by branch-and-cut
+    protection : {"auto", "exact", "interval"}
+        ``exact`` solves the exact-disclosure problem (the other parameters);
+        ``interval`` the protection-interval problem by branch-and-cut
         (:func:`cspopt.branch_and_cut.solve_branch_and_cut`; ``method`` ``auto``, ``mip``
-        for the compact model); ``auto`` picks ``interval`` when sensitive cells carry
-        protection levels.
+        for the compact model). ``auto`` (default, as in :func:`certify` and the CLI) picks
+        ``interval`` when sensitive cells carry protection levels: a pattern that only
+        stops exact disclosure can leave a cell inside its protection interval.
     model : {"auto", "P", "PN"}
     dual : {"volume", "subgradient", "cutting-plane"}
         How the Lagrangian dual is maximised: the volume algorithm, the Held-Wolfe-Crowder
@@ -136,6 +139,9 @@ def solve(
     """
     started = time.perf_counter()
     if resolve_protection(table, protection) == "interval":
+        _check_interval_options(options, model=model, dual=dual,
+                                max_iterations=max_iterations, multipliers=multipliers,
+                                solver=solver, threads=threads, instance=instance)
         return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
                                verbose=verbose, progress=progress, **options)
     if method not in METHODS:
@@ -241,13 +247,31 @@ def solve(
         history=tuple(history), audit=checked, multipliers=state.best_multipliers)
 
 
+#: options of the exact-disclosure methods, with their defaults
+_EXACT_DEFAULTS = dict(model="auto", dual="volume", max_iterations=200, multipliers=None,
+                       solver="highs", threads=None, instance=None)
+#: options of the interval-protection methods (besides limits)
+_INTERVAL_OPTIONS = {"weights", "must_publish"}
+
+
+def _check_interval_options(options: dict, **exact) -> None:
+    """Interval protection would ignore exact-disclosure options: say so instead (a caller
+    passing them has exact disclosure in mind, and ``protection="auto"`` picked interval)."""
+    ignored = sorted(set(options) - _INTERVAL_OPTIONS) + sorted(
+        k for k, v in exact.items()
+        if ((v is not None) if _EXACT_DEFAULTS[k] is None else v != _EXACT_DEFAULTS[k]))
+    if ignored:
+        raise InputError(f"{', '.join(ignored)}: exact-disclosure option(s), but this is "
+                         "interval protection (the table's sensitive cells carry protection "
+                         "levels, or protection='interval'); interval protection takes only "
+                         "weights and must_publish. Pass protection='exact' for exact "
+                         "disclosure")
+
+
 def _solve_interval(table, *, method, time_limit, gap, verbose, progress, **options):
     from cspopt.branch_and_cut import solve_branch_and_cut
     from cspopt.interval import solve_interval
 
-    if set(options) - {"weights", "must_publish"}:
-        raise InputError("interval protection takes only weights and must_publish among the "
-                         f"options, not {sorted(set(options) - {'weights', 'must_publish'})}")
     if method == "mip":
         return solve_interval(table, time_limit=time_limit, gap=gap, verbose=verbose,
                               **options)
@@ -265,8 +289,8 @@ def _total(timings: dict, started: float) -> dict:
 def bound(
     table,
     *,
-    method: str = "lagrangian",
-    protection: str = "exact",
+    method: str = "auto",
+    protection: str = "auto",
     model: str = "auto",
     dual: str = "volume",
     time_limit: float | None = None,
@@ -277,18 +301,24 @@ def bound(
 ) -> SolveResult:
     """A valid lower bound on the optimum: the bound oracle.
 
-    Exact disclosure: ``method="lagrangian"`` returns the best ``z(lambda)`` found and its
-    multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"`` solves the
-    LP relaxation. Interval protection (``protection="interval"``): ``method="lp"`` is the LP
-    bound of the Fischetti–Salazar model, ``method="mip"`` the dual bound of a time-limited
-    solve. ``status`` is ``bound_only``; no pattern is returned.
+    Exact disclosure: ``method="lagrangian"`` (``auto``) returns the best ``z(lambda)`` found
+    and its multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"``
+    solves the LP relaxation. Interval protection: ``method="lp"`` (``auto``) is the LP bound
+    of the Fischetti–Salazar model, ``method="mip"`` the dual bound of a time-limited solve.
+    ``protection="auto"`` picks interval when sensitive cells carry protection levels.
+    ``status`` is ``bound_only``; no pattern is returned.
     """
     if resolve_protection(table, protection) == "interval":
         from cspopt.branch_and_cut import solve_branch_and_cut
         from cspopt.interval import solve_interval
 
+        _check_interval_options(options, model=model, dual=dual,
+                                max_iterations=max_iterations, multipliers=multipliers,
+                                instance=instance)
+        method = "lp" if method == "auto" else method
         if method not in ("lp", "mip"):
-            raise InputError("interval bounds: method must be 'lp' or 'mip'")
+            raise InputError("interval bounds: method must be 'auto', 'lp' or 'mip' (the "
+                             "Lagrangian bound is for protection='exact')")
         solved = (solve_interval(table, relax=True, time_limit=time_limit, **options)
                   if method == "lp" else
                   solve_branch_and_cut(table, time_limit=time_limit, **options))
@@ -301,11 +331,11 @@ def bound(
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)
-    if method != "lagrangian":
-        raise InputError(f"method must be 'lagrangian' or 'lp', not {method!r}")
-    result = solve(table, method="lagrangian", model=model, dual=dual, time_limit=time_limit,
-                   max_iterations=max_iterations, multipliers=multipliers, instance=instance,
-                   **options)
+    if method not in ("auto", "lagrangian"):
+        raise InputError(f"method must be 'auto', 'lagrangian' or 'lp', not {method!r}")
+    result = solve(table, method="lagrangian", protection="exact", model=model, dual=dual,
+                   time_limit=time_limit, max_iterations=max_iterations,
+                   multipliers=multipliers, instance=instance, **options)
     return SolveResult(
         method=result.method, termination=result.termination,
         status="bound_only" if result.status != "infeasible" else "infeasible",
@@ -349,8 +379,7 @@ def certify(
         from cspopt.audit import audit
         from cspopt.branch_and_cut import solve_branch_and_cut
 
-        if set(options) - {"weights", "must_publish"}:
-            raise InputError("interval certification takes only weights and must_publish")
+        _check_interval_options(options, model=model, max_iterations=max_iterations)
         checked = audit(table, pattern, requirement="interval", cells="sensitive")
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,
@@ -367,8 +396,8 @@ def certify(
             raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
         checked = audit_pattern(inst, pattern)
         weights = inst.weights
-        lag = bound(table, time_limit=time_limit, max_iterations=max_iterations,
-                    instance=inst)
+        lag = bound(table, protection="exact", time_limit=time_limit,
+                    max_iterations=max_iterations, instance=inst)
         lower = lag.lower_bound
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:

@@ -166,7 +166,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             raise PatternError("--start applies to --method mip")
         progress = _progress_printer(sys.stderr.isatty() or args.verbose)
         result = cspopt.solve(
-            table, method=args.method, dual=args.dual, solver=args.solver,
+            table, protection="exact", method=args.method, dual=args.dual, solver=args.solver,
             time_limit=args.time_limit, max_iterations=args.iterations, gap=args.gap,
             threads=args.threads, progress=progress, **_solve_options(args))
         if progress is not None:
@@ -183,16 +183,15 @@ def _cmd_bound(args: argparse.Namespace) -> int:
     table = _load(args)
     protection = resolve_protection(table, args.protection)
     if protection == "interval":
-        method = "lp" if args.method == "lagrangian" else args.method
-        result = cspopt.bound(table, method=method, protection="interval",
+        result = cspopt.bound(table, method=args.method, protection="interval",
                               time_limit=args.time_limit, weights=args.weights)
     else:
         if args.method == "mip":
             raise InputError("--method mip bounds apply to --protection interval")
         extra = ({"dual": args.dual, "max_iterations": args.iterations}
-                 if args.method == "lagrangian" else {})
-        result = cspopt.bound(table, method=args.method, time_limit=args.time_limit,
-                              **extra, **_solve_options(args))
+                 if args.method in ("auto", "lagrangian") else {})
+        result = cspopt.bound(table, method=args.method, protection="exact",
+                              time_limit=args.time_limit, **extra, **_solve_options(args))
     _print_result(result, args.json)
     return 0 if result.status == "bound_only" else 1
 
@@ -320,8 +319,8 @@ def _parser() -> argparse.ArgumentParser:
     strict_option(p)
     model_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
-    p.add_argument("--method", choices=["lagrangian", "lp", "mip"], default="lagrangian",
-                   help="exact: lagrangian or lp; interval: lp (default; the compact "
+    p.add_argument("--method", choices=["auto", "lagrangian", "lp", "mip"], default="auto",
+                   help="exact: lagrangian (auto) or lp; interval: lp (auto; the compact "
                         "model's LP bound) or mip (dual bound of a time-limited "
                         "branch-and-cut)")
     p.add_argument("--dual", choices=DUALS, default="volume")

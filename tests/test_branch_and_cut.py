@@ -211,11 +211,12 @@ def test_top_level_solve_dispatches_interval_protection():
     import cspopt
 
     ex1 = read_table(INSTANCES / "ex1.jj")
-    auto = cspopt.solve(ex1, protection="auto", weights="value")
+    auto = cspopt.solve(ex1, weights="value")  # default: interval, as the CLI and certify
     assert auto.method.startswith("bc(FS)") and auto.objective == 1950 and auto.proven_optimal
+    assert auto.audit.requirement == "interval"
     compact = cspopt.solve(ex1, protection="interval", method="mip", weights="value")
     assert compact.method.startswith("mip(FS)") and compact.objective == 1950
-    exact = cspopt.solve(ex1, weights="value")  # default: exact disclosure, as before
+    exact = cspopt.solve(ex1, protection="exact", weights="value")
     assert exact.model in ("P", "PN") and exact.audit.protected
     with pytest.raises(InputError, match="method"):
         cspopt.solve(ex1, protection="interval", method="lagrangian")

@@ -156,5 +156,10 @@ def test_bound_oracle_for_interval_protection():
         mip = cspopt.bound(table, protection="auto", method="mip", time_limit=60)
         assert lp.status == mip.status == "bound_only" and lp.model == "FS"
         assert lp.lower_bound <= mip.lower_bound <= optimum.objective + 1e-9
-    with pytest.raises(InputError):
-        cspopt.bound(read_table(INSTANCES / "ex1.jj"), protection="interval")  # lagrangian
+    ex1 = read_table(INSTANCES / "ex1.jj")
+    default = cspopt.bound(ex1)  # protection levels: the FS LP bound, as the CLI
+    assert default.model == "FS" and default.lower_bound == cspopt.bound(
+        ex1, protection="interval", method="lp").lower_bound
+    with pytest.raises(InputError, match="exact"):
+        cspopt.bound(ex1, method="lagrangian")
+    assert cspopt.bound(ex1, protection="exact").model in ("P", "PN")

@@ -107,7 +107,7 @@ def test_certified_solve_matches_brute_force_on_tiny_tables():
 
 def test_pipeline_proves_seeded_family_and_reports_history():
     for table in family():
-        result = cspopt.solve(table, time_limit=120)
+        result = cspopt.solve(table, protection="exact", time_limit=120)
         assert result.proven_optimal, table.name
         assert result.objective == pytest.approx(solve_exact(table).objective)
         assert result.history and all(
@@ -118,7 +118,7 @@ def test_pipeline_proves_seeded_family_and_reports_history():
 
 def test_lagrangian_alone_in_proves_ex1():
     t = read_table(INSTANCES / "ex1.jj").replace(costs="value")
-    result = cspopt.solve(t, method="lagrangian")
+    result = cspopt.solve(t, protection="exact", method="lagrangian")
     assert result.proof == "lagrangian" and result.suppressed == (4, 10, 11)
     assert result.objective == result.lower_bound == 1950
 
@@ -126,17 +126,20 @@ def test_lagrangian_alone_in_proves_ex1():
 def test_bound_oracle_and_warm_start():
     t = almeida_carvalho_set2(19, 9, seed=3)
     optimum = solve_exact(t).objective
-    cold = cspopt.bound(t, max_iterations=20)
+    bound = partial(cspopt.bound, protection="exact")  # the generator also sets intervals
+    cold = bound(t, max_iterations=20)
     assert cold.status == "bound_only" and cold.suppressed == () and math.isnan(cold.objective)
     assert cold.lower_bound <= optimum
-    warm = cspopt.bound(t, max_iterations=20, multipliers=cold.multipliers)
+    warm = bound(t, max_iterations=20, multipliers=cold.multipliers)
     assert cold.lower_bound - 1e-9 <= warm.lower_bound <= optimum
-    lp = cspopt.bound(t, method="lp")
+    lp = bound(t, method="lp")
     assert lp.lower_bound <= optimum
     with pytest.raises(InputError):
-        cspopt.bound(t, multipliers=np.ones((2, 2)))
+        bound(t, multipliers=np.ones((2, 2)))
     with pytest.raises(InputError):
-        cspopt.bound(t, method="volume")
+        bound(t, method="volume")
+    with pytest.raises(InputError, match="protection='exact'"):  # auto picks interval here
+        cspopt.bound(t, multipliers=cold.multipliers)
 
 
 def test_certify_outside_patterns():
@@ -164,7 +167,10 @@ def test_solve_options_are_validated():
     for bad in (dict(method="cplex"), dict(time_limit=-1), dict(max_iterations=0),
                 dict(dual="newton")):
         with pytest.raises(InputError):
-            cspopt.solve(t, **bad)
+            cspopt.solve(t, protection="exact", **bad)
+    for exact_only in (dict(model="PN"), dict(dual="cutting-plane"), dict(publish_zeros=True)):
+        with pytest.raises(InputError, match="protection='exact'"):
+            cspopt.solve(t, **exact_only)  # protection levels: auto picks interval
     oracle = PathOracle(build_instance(t, "P"))
     with pytest.raises(InputError, match="rule"):
         subgradient(oracle, rule="polyak")
