@@ -303,25 +303,28 @@ def bound(
 
     Exact disclosure: ``method="lagrangian"`` (``auto``) returns the best ``z(lambda)`` found
     and its multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"``
-    solves the LP relaxation. Interval protection: ``method="lp"`` (``auto``) is the LP bound
-    of the Fischetti–Salazar model, ``method="mip"`` the dual bound of a time-limited solve.
+    solves the LP relaxation. Interval protection: ``method="capacity"`` (``auto``) is the LP
+    over Fischetti–Salazar capacity cuts strengthened for binary suppressions (the
+    branch-and-cut's root bound, :func:`cspopt.branch_and_cut.capacity_bound`),
+    ``method="lp"`` the LP bound of the compact Fischetti–Salazar model (weaker),
+    ``method="mip"`` the dual bound of a time-limited branch-and-cut.
     ``protection="auto"`` picks interval when sensitive cells carry protection levels.
     ``status`` is ``bound_only``; no pattern is returned.
     """
     if resolve_protection(table, protection) == "interval":
-        from cspopt.branch_and_cut import solve_branch_and_cut
+        from cspopt.branch_and_cut import capacity_bound, solve_branch_and_cut
         from cspopt.interval import solve_interval
 
         _check_interval_options(options, model=model, dual=dual,
                                 max_iterations=max_iterations, multipliers=multipliers,
                                 instance=instance)
-        method = "lp" if method == "auto" else method
-        if method not in ("lp", "mip"):
-            raise InputError("interval bounds: method must be 'auto', 'lp' or 'mip' (the "
-                             "Lagrangian bound is for protection='exact')")
-        solved = (solve_interval(table, relax=True, time_limit=time_limit, **options)
-                  if method == "lp" else
-                  solve_branch_and_cut(table, time_limit=time_limit, **options))
+        runs = {"capacity": capacity_bound, "lp": partial(solve_interval, relax=True),
+                "mip": solve_branch_and_cut}
+        run = runs.get("capacity" if method == "auto" else method)
+        if run is None:
+            raise InputError("interval bounds: method must be 'auto', 'capacity', 'lp' or "
+                             "'mip' (the Lagrangian bound is for protection='exact')")
+        solved = run(table, time_limit=time_limit, **options)
         return SolveResult(
             method=f"bound-{solved.method}", termination=solved.termination,
             status="infeasible" if solved.status == "infeasible" else "bound_only",

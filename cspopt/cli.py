@@ -319,10 +319,12 @@ def _parser() -> argparse.ArgumentParser:
     strict_option(p)
     model_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
-    p.add_argument("--method", choices=["auto", "lagrangian", "lp", "mip"], default="auto",
-                   help="exact: lagrangian (auto) or lp; interval: lp (auto; the compact "
-                        "model's LP bound) or mip (dual bound of a time-limited "
-                        "branch-and-cut)")
+    p.add_argument("--method", choices=["auto", "lagrangian", "lp", "capacity", "mip"],
+                   default="auto",
+                   help="exact: lagrangian (auto) or lp; interval: capacity (auto; the LP over "
+                        "strengthened capacity cuts, the branch-and-cut's root), lp (the "
+                        "compact model's LP bound, weaker) or mip (dual bound of a "
+                        "time-limited branch-and-cut)")
     p.add_argument("--dual", choices=DUALS, default="volume")
     p.set_defaults(run=_cmd_bound)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cspopt import Table, audit
-from cspopt.branch_and_cut import capacity_lp, solve_branch_and_cut
+from cspopt.branch_and_cut import capacity_bound, capacity_lp, solve_branch_and_cut
 from cspopt.capacity import CapacityOracle
 from cspopt.errors import InputError
 from cspopt.generators import gensup_class1, gensup_class2, hierarchical_2d, smith_factors
@@ -84,8 +84,12 @@ def test_optimum_equals_brute_force_and_compact_model():
                 continue
             assert result.proven_optimal and result.objective == pytest.approx(expected)
             assert result.audit.protected and result.lower_bound <= expected + 1e-9
+        root = capacity_bound(table)
         if math.isfinite(expected):
             assert solve_interval(table).objective == pytest.approx(expected)
+            assert root.status == "bound_only" and root.lower_bound <= expected + 1e-9
+        else:
+            assert root.status == "infeasible"
 
 
 @pytest.mark.parametrize("make", [lambda: gensup_class1(20, 10, seed=0),

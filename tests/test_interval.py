@@ -153,13 +153,15 @@ def test_bound_oracle_for_interval_protection():
         optimum = solve_interval(table, time_limit=60)
         assert optimum.proven_optimal
         lp = cspopt.bound(table, protection="interval", method="lp")
+        capacity = cspopt.bound(table)  # auto: interval (protection levels), capacity cuts
         mip = cspopt.bound(table, protection="auto", method="mip", time_limit=60)
-        assert lp.status == mip.status == "bound_only" and lp.model == "FS"
-        assert lp.lower_bound <= mip.lower_bound <= optimum.objective + 1e-9
+        assert lp.status == capacity.status == mip.status == "bound_only"
+        assert lp.model == capacity.model == "FS" and "capacity" in capacity.method
+        assert lp.lower_bound <= capacity.lower_bound + 1e-9  # capped cuts: stronger
+        assert capacity.lower_bound <= mip.lower_bound <= optimum.objective + 1e-9
     ex1 = read_table(INSTANCES / "ex1.jj")
-    default = cspopt.bound(ex1)  # protection levels: the FS LP bound, as the CLI
-    assert default.model == "FS" and default.lower_bound == cspopt.bound(
-        ex1, protection="interval", method="lp").lower_bound
+    root = cspopt.bound(ex1, weights="value")  # the optimum, where the compact LP has 69.7
+    assert root.lower_bound == 1950 > cspopt.bound(ex1, weights="value", method="lp").lower_bound
     with pytest.raises(InputError, match="exact"):
         cspopt.bound(ex1, method="lagrangian")
     assert cspopt.bound(ex1, protection="exact").model in ("P", "PN")
