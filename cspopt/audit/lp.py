@@ -36,6 +36,7 @@ __all__ = ["audit"]
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
 _SETTLED = (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible)
+_PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
 
 
 def audit(
@@ -122,9 +123,16 @@ class _AttackerLP:
 
     def _new_highs(self, *, integer: bool) -> highspy.Highs:
         n, m = int(self.columns.size), int(self.matrix.shape[0])
-        return new_highs(self.matrix, np.zeros(n), self.lower, self.upper, np.zeros(m),
-                         np.zeros(m), integer=np.full(n, integer), presolve=integer,
-                         what="attacker LP")
+        h = new_highs(self.matrix, np.zeros(n), self.lower, self.upper, np.zeros(m),
+                      np.zeros(m), integer=np.full(n, integer), presolve=integer,
+                      what="attacker LP")
+        if not integer:
+            # only the objective changes between solves, so the last optimal basis stays
+            # primal feasible: primal simplex goes on from it, where dual simplex must first
+            # regain dual feasibility (measured: 3-6x faster audits, GenSup II 40x40 0.44 s
+            # -> 0.07 s for 652 LPs)
+            h.setOptionValue("simplex_strategy", _PRIMAL_SIMPLEX)
+        return h
 
     def _optimise(self, col: int, sense) -> tuple[float, bool]:
         """Optimal deviation of column ``col`` and whether the optimum point is integral."""
