@@ -143,7 +143,8 @@ def solve(
                                 max_iterations=max_iterations, multipliers=multipliers,
                                 solver=solver, threads=threads, instance=instance)
         return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
-                               verbose=verbose, progress=progress, **options)
+                               verbose=verbose, progress=progress,
+                               **interval_options(table, options))
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, not {method!r}")
     if time_limit is not None and not time_limit > 0:
@@ -251,7 +252,7 @@ def solve(
 _EXACT_DEFAULTS = dict(model="auto", dual="volume", max_iterations=200, multipliers=None,
                        solver="highs", threads=None, instance=None)
 #: options of the interval-protection methods (besides limits)
-_INTERVAL_OPTIONS = {"weights", "must_publish"}
+_INTERVAL_OPTIONS = {"weights", "must_publish", "publish_totals", "publish_zeros"}
 
 
 def _check_interval_options(options: dict, **exact) -> None:
@@ -263,9 +264,21 @@ def _check_interval_options(options: dict, **exact) -> None:
     if ignored:
         raise InputError(f"{', '.join(ignored)}: exact-disclosure option(s), but this is "
                          "interval protection (the table's sensitive cells carry protection "
-                         "levels, or protection='interval'); interval protection takes only "
-                         "weights and must_publish. Pass protection='exact' for exact "
-                         "disclosure")
+                         "levels, or protection='interval'), which takes weights, "
+                         "must_publish, publish_totals and publish_zeros. Pass "
+                         "protection='exact' for exact disclosure")
+
+
+def interval_options(table, options: dict) -> dict:
+    """``weights`` and ``must_publish`` for the interval methods: ``publish_totals`` and
+    ``publish_zeros`` become must-publish cells."""
+    options = dict(options)
+    flags = {k: bool(options.pop(k)) for k in ("publish_totals", "publish_zeros")
+             if k in options}
+    if any(flags.values()):
+        _, published = suppression_options(table, None, options.get("must_publish"), **flags)
+        options["must_publish"] = np.flatnonzero(published)
+    return options
 
 
 def _solve_interval(table, *, method, time_limit, gap, verbose, progress, **options):
@@ -324,7 +337,7 @@ def bound(
         if run is None:
             raise InputError("interval bounds: method must be 'auto', 'capacity', 'lp' or "
                              "'mip' (the Lagrangian bound is for protection='exact')")
-        solved = run(table, time_limit=time_limit, **options)
+        solved = run(table, time_limit=time_limit, **interval_options(table, options))
         return SolveResult(
             method=f"bound-{solved.method}", termination=solved.termination,
             status="infeasible" if solved.status == "infeasible" else "bound_only",
@@ -383,6 +396,7 @@ def certify(
         from cspopt.branch_and_cut import solve_branch_and_cut
 
         _check_interval_options(options, model=model, max_iterations=max_iterations)
+        options = interval_options(table, options)
         checked = audit(table, pattern, requirement="interval", cells="sensitive")
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,

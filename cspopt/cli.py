@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 from cspopt import __version__
-from cspopt.certified import DUALS, resolve_protection
+from cspopt.certified import DUALS, interval_options, resolve_protection
 from cspopt.errors import CspoptError, InputError, PatternError
 
 __all__ = ["main"]
@@ -93,6 +93,23 @@ def _solve_options(args: argparse.Namespace) -> dict:
                 publish_zeros=args.publish_zeros, tau=args.tau)
 
 
+def _interval_options(args: argparse.Namespace, table) -> dict:
+    """Weights and must-publish cells for interval protection. Flags of the exact-disclosure
+    models are refused, naming them, rather than ignored."""
+    exact_only = [flag for flag, given in (
+        ("--model", args.model != "auto"), ("--tau", args.tau != 0),
+        ("--iterations", args.iterations != 200),
+        ("--dual", getattr(args, "dual", "volume") != "volume"),
+        ("--solver", getattr(args, "solver", "highs") != "highs")) if given]
+    if exact_only:
+        raise InputError(f"{', '.join(exact_only)}: for --protection exact; this table is "
+                         "solved with interval protection (its sensitive cells carry "
+                         "protection levels)")
+    return interval_options(table, dict(weights=args.weights,
+                                        publish_totals=args.publish_totals,
+                                        publish_zeros=args.publish_zeros))
+
+
 def _load(args: argparse.Namespace):
     """Read the table, with strict (ONS) protection levels when ``--strict`` is given."""
     from cspopt.io import read_table
@@ -132,26 +149,26 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     start = _parse_ids(args.start) if args.start else None
     protection = resolve_protection(table, args.protection)
     if protection == "interval":
-        if args.method == "lagrangian" or args.solver != "highs" or args.model != "auto":
+        if args.method == "lagrangian":
             raise InputError("interval protection is solved by branch-and-cut (SCIP) or the "
-                             "compact Fischetti-Salazar MIP (HiGHS): --method lagrangian, "
-                             "--solver and --model apply to --protection exact")
+                             "compact Fischetti-Salazar MIP (HiGHS): --method lagrangian "
+                             "applies to --protection exact")
+        options = _interval_options(args, table)
         if args.relax or args.method == "mip":
             from cspopt.interval import solve_interval
 
             result = solve_interval(table, relax=args.relax, route=args.route,
                                     time_limit=args.time_limit, gap=args.gap,
-                                    verbose=args.verbose, mip_start=start,
-                                    weights=args.weights)
+                                    verbose=args.verbose, mip_start=start, **options)
         else:
             from cspopt.branch_and_cut import solve_branch_and_cut
 
             progress = _progress_printer(sys.stderr.isatty() or args.verbose)
             result = solve_branch_and_cut(table, time_limit=args.time_limit, gap=args.gap,
                                           verbose=args.verbose, mip_start=start,
-                                          weights=args.weights, separation=args.separation,
+                                          separation=args.separation,
                                           candidate_sets=args.candidate_sets,
-                                          progress=progress)
+                                          progress=progress, **options)
             if progress is not None:
                 print(file=sys.stderr)
     elif args.method == "branch-and-cut":
@@ -184,7 +201,7 @@ def _cmd_bound(args: argparse.Namespace) -> int:
     protection = resolve_protection(table, args.protection)
     if protection == "interval":
         result = cspopt.bound(table, method=args.method, protection="interval",
-                              time_limit=args.time_limit, weights=args.weights)
+                              time_limit=args.time_limit, **_interval_options(args, table))
     else:
         if args.method == "mip":
             raise InputError("--method mip bounds apply to --protection interval")
@@ -199,13 +216,13 @@ def _cmd_bound(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     import cspopt
     table = _load(args)
-    options = _solve_options(args)
     protection = resolve_protection(table, args.protection)
     if protection == "interval":
-        options = {"weights": options["weights"]}
+        options = _interval_options(args, table)
+    else:
+        options = dict(_solve_options(args), max_iterations=args.iterations)
     result = cspopt.certify(table, _parse_ids(args.suppress), protection=protection,
-                            time_limit=args.time_limit, max_iterations=args.iterations,
-                            **options)
+                            time_limit=args.time_limit, **options)
     _print_result(result, args.json)
     return 0 if result.audit.protected else 1
 

@@ -30,7 +30,7 @@ from cspopt.errors import (
 from cspopt.structure import Dimension, relations_from_labels
 
 __all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS",
-           "suppression_options"]
+           "suppression_options", "total_cells"]
 
 
 class CellStatus(str, enum.Enum):
@@ -78,10 +78,24 @@ def cell_costs(values: np.ndarray, costs: str | Iterable[float] | float) -> np.n
     return np.array(out, dtype=float)
 
 
-def suppression_options(table: "Table", weights=None,
-                        must_publish=None) -> tuple[np.ndarray, np.ndarray]:
+def total_cells(table: "Table") -> np.ndarray:
+    """Cells that are the total of some relation (coefficient -1 against +1 parts), a mask."""
+    rel = table.relations
+    mask = np.zeros(table.num_cells, dtype=bool)
+    for r in range(len(rel)):
+        lo, hi = rel.indptr[r], rel.indptr[r + 1]
+        coefs = rel.coefficients[lo:hi]
+        if np.count_nonzero(coefs < 0) == 1 and np.all(np.abs(coefs) == 1):
+            mask[rel.cells[lo:hi][coefs < 0]] = True
+    return mask
+
+
+def suppression_options(table: "Table", weights=None, must_publish=None, *,
+                        publish_totals: bool = False,
+                        publish_zeros: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validated suppression weights (default: the table's costs) and the mask of cells that
-    must be published (status ``z`` plus ``must_publish``), shared by every model builder."""
+    must be published (status ``z``, ``must_publish``, and totals or zero cells when asked),
+    shared by every model builder."""
     n = table.num_cells
     weights = table.costs if weights is None else cell_costs(table.values, weights)
     if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
@@ -92,6 +106,10 @@ def suppression_options(table: "Table", weights=None,
         if np.any((ids < 0) | (ids >= n)):
             raise PatternError(f"must_publish names unknown cells; cells are 0..{n - 1}")
         published[ids] = True
+    if publish_totals:
+        published |= total_cells(table)
+    if publish_zeros:
+        published |= table.values == 0
     return np.asarray(weights, float), published
 
 

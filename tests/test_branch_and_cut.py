@@ -224,5 +224,25 @@ def test_top_level_solve_dispatches_interval_protection():
     assert exact.model in ("P", "PN") and exact.audit.protected
     with pytest.raises(InputError, match="method"):
         cspopt.solve(ex1, protection="interval", method="lagrangian")
-    with pytest.raises(InputError, match="publish_totals"):
-        cspopt.solve(ex1, protection="interval", publish_totals=True)
+    with pytest.raises(InputError, match="tau"):
+        cspopt.solve(ex1, protection="interval", tau=1.0)
+
+
+def test_publish_totals_and_zeros_apply_to_interval_protection():
+    """They become must-publish cells (the CLI ignored them for intervals before)."""
+    import cspopt
+    from cspopt.cli import main
+    from cspopt.table import total_cells
+
+    table = hierarchical_2d(6, 4, seed=0)
+    free = cspopt.solve(table)
+    assert free.proven_optimal and total_cells(table)[list(free.suppressed)].any()
+    kept = cspopt.solve(table, publish_totals=True)  # every pattern needs a total here
+    ids = np.flatnonzero(total_cells(table))
+    assert kept.status == cspopt.solve(table, must_publish=ids).status == "infeasible"
+    both = cspopt.solve(table, publish_zeros=True)
+    assert both.proven_optimal and not (table.values[list(both.suppressed)] == 0).any()
+    ex1 = str(INSTANCES / "ex1.jj")
+    assert main(["solve", ex1, "--weights", "value", "--publish-totals"]) == 0
+    assert main(["solve", ex1, "--tau", "1"]) == 2  # exact-disclosure flag: refused
+    assert main(["certify", ex1, "--suppress", "4,10,11", "--iterations", "5"]) == 2

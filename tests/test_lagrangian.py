@@ -168,7 +168,7 @@ def test_solve_options_are_validated():
                 dict(dual="newton")):
         with pytest.raises(InputError):
             cspopt.solve(t, protection="exact", **bad)
-    for exact_only in (dict(model="PN"), dict(dual="cutting-plane"), dict(publish_zeros=True)):
+    for exact_only in (dict(model="PN"), dict(dual="cutting-plane"), dict(tau=1.0)):
         with pytest.raises(InputError, match="protection='exact'"):
             cspopt.solve(t, **exact_only)  # protection levels: auto picks interval
     oracle = PathOracle(build_instance(t, "P"))

@@ -99,18 +99,6 @@ class ExactInstance:
         return np.flatnonzero(self.path_arc_mask & (self.arc_cell != k))
 
 
-def _totals(table: Table) -> np.ndarray:
-    """Cells that are the total of some relation (coefficient -1 against +1 parts)."""
-    rel = table.relations
-    mask = np.zeros(table.num_cells, dtype=bool)
-    for r in range(len(rel)):
-        lo, hi = rel.indptr[r], rel.indptr[r + 1]
-        coefs = rel.coefficients[lo:hi]
-        if np.count_nonzero(coefs < 0) == 1 and np.all(np.abs(coefs) == 1):
-            mask[rel.cells[lo:hi][coefs < 0]] = True
-    return mask
-
-
 def modelled_table(table: Table, model: str) -> Table:
     """(P) treats the table as general: the attacker knows no sign or bound (§3)."""
     if model == "P":
@@ -189,11 +177,9 @@ def build_instance(
     except NotNetworkError as exc:
         raise NotNetworkError(f"(P) and (P_N) are stated on 2-D tables: {exc}") from None
     n = table.num_cells
-    weights, published = suppression_options(table, weights, must_publish)
-    if publish_totals:
-        published |= _totals(table)
-    if publish_zeros:
-        published |= table.values == 0
+    weights, published = suppression_options(table, weights, must_publish,
+                                             publish_totals=publish_totals,
+                                             publish_zeros=publish_zeros)
     clash = np.flatnonzero(published & table.sensitive)
     if clash.size:
         raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
