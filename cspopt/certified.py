@@ -19,6 +19,7 @@ Every incumbent passes the independent audit before it is returned.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import time
@@ -139,12 +140,11 @@ def solve(
     """
     started = time.perf_counter()
     if resolve_protection(table, protection) == "interval":
-        _check_interval_options(options, model=model, dual=dual,
-                                max_iterations=max_iterations, multipliers=multipliers,
-                                solver=solver, threads=threads, instance=instance)
+        options = interval_options(table, options, model=model, dual=dual,
+                                   max_iterations=max_iterations, multipliers=multipliers,
+                                   solver=solver, threads=threads, instance=instance)
         return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
-                               verbose=verbose, progress=progress,
-                               **interval_options(table, options))
+                               verbose=verbose, progress=progress, **options)
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, not {method!r}")
     if time_limit is not None and not time_limit > 0:
@@ -248,30 +248,29 @@ def solve(
         history=tuple(history), audit=checked, multipliers=state.best_multipliers)
 
 
-#: options of the exact-disclosure methods, with their defaults
-_EXACT_DEFAULTS = dict(model="auto", dual="volume", max_iterations=200, multipliers=None,
-                       solver="highs", threads=None, instance=None)
 #: options of the interval-protection methods (besides limits)
 _INTERVAL_OPTIONS = {"weights", "must_publish", "publish_totals", "publish_zeros"}
 
 
-def _check_interval_options(options: dict, **exact) -> None:
-    """Interval protection would ignore exact-disclosure options: say so instead (a caller
-    passing them has exact disclosure in mind, and ``protection="auto"`` picked interval)."""
+def interval_options(table, options: dict, **exact) -> dict:
+    """``weights`` and ``must_publish`` for the interval methods (``publish_totals`` and
+    ``publish_zeros`` become must-publish cells).
+
+    ``exact`` are the caller's exact-disclosure arguments (named as in :func:`solve`):
+    interval protection would ignore them, so any that differs from its default is an
+    :class:`InputError`, as is any other option (a caller passing them has exact disclosure
+    in mind, and ``protection="auto"`` picked interval).
+    """
+    defaults = inspect.signature(solve).parameters
     ignored = sorted(set(options) - _INTERVAL_OPTIONS) + sorted(
         k for k, v in exact.items()
-        if ((v is not None) if _EXACT_DEFAULTS[k] is None else v != _EXACT_DEFAULTS[k]))
+        if ((v is not None) if defaults[k].default is None else v != defaults[k].default))
     if ignored:
         raise InputError(f"{', '.join(ignored)}: exact-disclosure option(s), but this is "
                          "interval protection (the table's sensitive cells carry protection "
                          "levels, or protection='interval'), which takes weights, "
                          "must_publish, publish_totals and publish_zeros. Pass "
                          "protection='exact' for exact disclosure")
-
-
-def interval_options(table, options: dict) -> dict:
-    """``weights`` and ``must_publish`` for the interval methods: ``publish_totals`` and
-    ``publish_zeros`` become must-publish cells."""
     options = dict(options)
     flags = {k: bool(options.pop(k)) for k in ("publish_totals", "publish_zeros")
              if k in options}
@@ -328,16 +327,16 @@ def bound(
         from cspopt.branch_and_cut import capacity_bound, solve_branch_and_cut
         from cspopt.interval import solve_interval
 
-        _check_interval_options(options, model=model, dual=dual,
-                                max_iterations=max_iterations, multipliers=multipliers,
-                                instance=instance)
+        options = interval_options(table, options, model=model, dual=dual,
+                                   max_iterations=max_iterations, multipliers=multipliers,
+                                   instance=instance)
         runs = {"capacity": capacity_bound, "lp": partial(solve_interval, relax=True),
                 "mip": solve_branch_and_cut}
         run = runs.get("capacity" if method == "auto" else method)
         if run is None:
             raise InputError("interval bounds: method must be 'auto', 'capacity', 'lp' or "
                              "'mip' (the Lagrangian bound is for protection='exact')")
-        solved = run(table, time_limit=time_limit, **interval_options(table, options))
+        solved = run(table, time_limit=time_limit, **options)
         return SolveResult(
             method=f"bound-{solved.method}", termination=solved.termination,
             status="infeasible" if solved.status == "infeasible" else "bound_only",
@@ -395,8 +394,8 @@ def certify(
         from cspopt.audit import audit
         from cspopt.branch_and_cut import solve_branch_and_cut
 
-        _check_interval_options(options, model=model, max_iterations=max_iterations)
-        options = interval_options(table, options)
+        options = interval_options(table, options, model=model,
+                                   max_iterations=max_iterations)
         checked = audit(table, pattern, requirement="interval", cells="sensitive")
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,

@@ -120,9 +120,6 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
         raise InputError("no sensitive cell has a positive protection level; use the exact "
                          "models (cspopt.solve) or give lpl/upl/spl")
     weights, published = suppression_options(table, weights, must_publish)
-    clash = np.flatnonzero(published & table.sensitive)
-    if clash.size:
-        raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
     free = np.flatnonzero(~published)
     candidates = free[~table.sensitive[free]]
     a, lo, hi = table.values[free], table.apriori_lower[free], table.apriori_upper[free]

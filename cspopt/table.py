@@ -95,7 +95,7 @@ def suppression_options(table: "Table", weights=None, must_publish=None, *,
                         publish_zeros: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validated suppression weights (default: the table's costs) and the mask of cells that
     must be published (status ``z``, ``must_publish``, and totals or zero cells when asked),
-    shared by every model builder."""
+    shared by every model builder. A sensitive cell among them is an :class:`InputError`."""
     n = table.num_cells
     weights = table.costs if weights is None else cell_costs(table.values, weights)
     if weights.shape != (n,) or np.any(~np.isfinite(weights)) or np.any(weights < 0):
@@ -110,6 +110,9 @@ def suppression_options(table: "Table", weights=None, must_publish=None, *,
         published |= total_cells(table)
     if publish_zeros:
         published |= table.values == 0
+    clash = np.flatnonzero(published & table.sensitive)
+    if clash.size:
+        raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
     return np.asarray(weights, float), published
 
 

@@ -180,9 +180,6 @@ def build_instance(
     weights, published = suppression_options(table, weights, must_publish,
                                              publish_totals=publish_totals,
                                              publish_zeros=publish_zeros)
-    clash = np.flatnonzero(published & table.sensitive)
-    if clash.size:
-        raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
     a, lo, hi = table.values, table.apriori_lower, table.apriori_upper
     can_up, can_down = a < hi, a > lo
     for k in table.sensitive_cells:
