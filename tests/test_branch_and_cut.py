@@ -241,7 +241,10 @@ def test_publish_totals_and_zeros_apply_to_interval_protection():
     ids = np.flatnonzero(total_cells(table))
     assert kept.status == cspopt.solve(table, must_publish=ids).status == "infeasible"
     both = cspopt.solve(table, publish_zeros=True)
-    assert both.proven_optimal and not (table.values[list(both.suppressed)] == 0).any()
+    assert both.proven_optimal and both.audit.protected
+    assert not (table.values[list(both.suppressed)] == 0).any()
+    zeros = cspopt.solve(table, must_publish=np.flatnonzero(table.values == 0))
+    assert both.objective == zeros.objective and both.lower_bound <= zeros.objective
     ex1 = str(INSTANCES / "ex1.jj")
     assert main(["solve", ex1, "--weights", "value", "--publish-totals"]) == 0
     assert main(["solve", ex1, "--tau", "1"]) == 2  # exact-disclosure flag: refused

@@ -165,3 +165,19 @@ def test_bound_oracle_for_interval_protection():
     with pytest.raises(InputError, match="exact"):
         cspopt.bound(ex1, method="lagrangian")
     assert cspopt.bound(ex1, protection="exact").model in ("P", "PN")
+
+
+def test_incremental_attacker_without_warm_starts(monkeypatch):
+    """The cold path (taken when warm starts turn out slower) protects as well."""
+    from cspopt import interval
+
+    warm_init = interval._ResolvedLP.__init__
+
+    def cold_init(self, matrix):
+        warm_init(self, matrix)
+        self.warm = False
+
+    monkeypatch.setattr(interval._ResolvedLP, "__init__", cold_init)
+    for table in (read_table(INSTANCES / "pp_shadow.jj"), gensup_class2(8, 6, seed=3)):
+        pattern = interval.incremental_attacker(build_interval_instance(table))
+        assert audit(table, pattern, requirement="interval", cells="sensitive").protected
