@@ -209,13 +209,21 @@ class CapacityOracle:
         found = {}
         for side in sides:
             value, leaving, entry_flow = self._min_cut(graph, k, side)
-            g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
-                            minlength=self.num_free)
-            g[p] = 0.0
+            own = float(grow[p] if side == "upper" else shrink[p])
             used = np.ones(self.num_free, dtype=bool)  # unknown flow: every cell may carry it
             if entry_flow is not None:
                 used[:] = False
                 used[self._arc_cell[entry_flow[self._arc_entry] > 0]] = True
+            if own < value / scale:
+                # p's own bound stops it first (a sliding requirement can exceed one side's
+                # room): the change is exactly that room, a constant since p is suppressed
+                g = np.zeros(self.num_free)
+                g[p] = own
+                found[side] = _Side(own, g, used)
+                continue
+            g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
+                            minlength=self.num_free)
+            g[p] = 0.0
             found[side] = _Side(value / scale, g, used)
         return found
 

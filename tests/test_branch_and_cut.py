@@ -53,25 +53,50 @@ def test_network_separation_refuses_non_network_tables():
         solve_branch_and_cut(pp, separation="network")
 
 
+def _all_patterns_judged(table, rng):
+    """decide() agrees with the audit on every 0/1 point, for both separations, and each
+    cut separated at a random fractional point holds at every protecting 0/1 point."""
+    inst = build_interval_instance(table, preprocessing=False)
+    ny = inst.candidates.size
+    patterns = [np.array(bits, float) for bits in itertools.product((0, 1), repeat=ny)]
+    safe = [y for y in patterns if audit(table, inst.candidates[y > 0.5],
+                                         requirement="interval", cells="sensitive").protected]
+    for method in ("network", "lp"):
+        oracle = CapacityOracle(inst, method=method)
+        for y in patterns:
+            assert oracle.separate(y, decide=True)[0] == any(
+                np.array_equal(y, s) for s in safe), (table.values, method, y)
+        for _ in range(5):
+            _, cuts = oracle.separate(rng.random(ny))
+            for cut in cuts:
+                assert all(cut.activity(s) >= 1 - 1e-9 for s in safe)
+
+
 def test_capacity_cuts_are_valid_for_every_protecting_pattern():
-    """Each cut separated at a random fractional point holds at every protecting 0/1 y."""
     rng = np.random.default_rng(11)
     for table in tiny_tables(3, 15, max_free=8):
-        inst = build_interval_instance(table, preprocessing=False)
-        ny = inst.candidates.size
-        patterns = [np.array(bits, float) for bits in itertools.product((0, 1), repeat=ny)]
-        safe = [y for y in patterns if audit(table, inst.candidates[y > 0.5],
-                                             requirement="interval",
-                                             cells="sensitive").protected]
-        for method in ("network", "lp"):
-            oracle = CapacityOracle(inst, method=method)
-            for y in patterns:  # decide() agrees with the audit on every 0/1 point
-                assert oracle.separate(y, decide=True)[0] == any(
-                    np.array_equal(y, s) for s in safe)
-            for _ in range(5):
-                _, cuts = oracle.separate(rng.random(ny))
-                for cut in cuts:
-                    assert all(cut.activity(s) >= 1 - 1e-9 for s in safe)
+        _all_patterns_judged(table, rng)
+
+
+def test_sliding_protection_counts_the_cells_own_bounds():
+    """A width ``spl`` beyond the room on one side of the cell (a zero cell cannot fall, a
+    cell at its ``ub`` cannot rise): that side gives only its room. Regression: the minimum
+    cut credited it with the other cells' flow and called exposing patterns protected."""
+    rng = np.random.default_rng(2)
+    made = 0
+    while made < 12:
+        m, n = rng.integers(2, 4, size=2)
+        data = rng.integers(0, 4, size=(m, n))
+        sens = rng.random((m, n)) < 0.35
+        if not sens.any() or (m + 1) * (n + 1) - sens.sum() > 8:
+            continue
+        full = np.pad(data, ((0, 1), (0, 1)))
+        full[:-1, -1], full[-1] = data.sum(axis=1), np.r_[data.sum(axis=0), data.sum()]
+        rise = np.where(rng.random(full.shape) < 0.5, full + 1, np.inf)
+        table = Table.from_array(data, sensitive=sens, sliding_protection=np.where(
+            np.pad(sens, ((0, 1), (0, 1))), full + 1, 0), apriori_upper=rise, costs="unit")
+        _all_patterns_judged(table, rng)
+        made += 1
 
 
 def test_optimum_equals_brute_force_and_compact_model():
