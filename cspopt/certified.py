@@ -8,10 +8,13 @@ The pipeline follows Almeida & Carvalho (2005) §5:
    stabilised cutting-plane method) raises the lower bound. The embedded heuristic, with
    exclusion local search, improves the incumbent, and a closed gap makes it *in-proven*
    optimal;
-4. if a gap remains, the LP relaxation's bound is tried. If a gap still remains, the MIP of
-   (P)/(P_N) runs with the incumbent as its start, and its bound is combined with the
-   Lagrangian one. A matching optimum makes the incumbent *out-proven* optimal. The paper
-   also added the bounds as constraints, which helped CPLEX. With HiGHS they slowed the MIP
+4. if a gap remains, a MIP of (P)/(P_N) runs with the incumbent as its start, and its bound
+   is combined with the Lagrangian one. A matching optimum makes the incumbent
+   *out-proven* optimal. The paper used the compact model with CPLEX. Here it is the
+   projection of the compact model onto ``x`` (one cut-set constraint per protected cell and
+   cut, :mod:`cspopt.formulations.cutset`), by branch-and-cut in SCIP: it proves the tables
+   that the compact MIP on HiGHS left open, in a fraction of the time. The paper also added
+   the bounds as constraints, which helped CPLEX. With HiGHS they slowed the compact MIP
    down, so ``solve_exact(objective_floor=...)`` offers that as an option only.
 
 Every incumbent passes the independent audit before it is returned.
@@ -29,6 +32,7 @@ from functools import partial
 import numpy as np
 
 from cspopt.errors import InputError
+from cspopt.formulations.cutset import solve_cutset
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import (LagrangianState, PathOracle, cutting_plane, exclusion_search,
@@ -40,7 +44,7 @@ __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
 
 log = logging.getLogger(__name__)
 
-METHODS = ("auto", "lagrangian", "mip")
+METHODS = ("auto", "lagrangian", "mip", "branch-and-cut")
 #: Lagrangian dual methods: the volume and the Held-Wolfe-Crowder subgradient rules, and
 #: the stabilised cutting-plane (Dantzig-Wolfe) method.
 DUALS = ("volume", "subgradient", "cutting-plane")
@@ -103,9 +107,12 @@ def solve(
     table : Table
         A 2-D (network) table for exact disclosure; any linear table for protection
         intervals.
-    method : {"auto", "lagrangian", "mip"}
+    method : {"auto", "lagrangian", "mip", "branch-and-cut"}
         ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the compact MIP only
-        (:func:`cspopt.solve_exact`); ``auto``: Lagrangian, then the MIP if a gap remains.
+        (:func:`cspopt.solve_exact`, on ``solver`` with ``threads``); ``branch-and-cut``:
+        the branch-and-cut on ``x`` with cut-set constraints only
+        (:func:`cspopt.formulations.cutset.solve_cutset`, SCIP); ``auto``: Lagrangian, then
+        that branch-and-cut from the incumbent if a gap remains.
     protection : {"auto", "exact", "interval"}
         ``exact`` solves the exact-disclosure problem (the other parameters);
         ``interval`` the protection-interval problem by branch-and-cut
@@ -135,8 +142,8 @@ def solve(
     Returns
     -------
     SolveResult
-        ``proof`` is ``"lagrangian"`` (in-proven), ``"lp"`` (the LP bound met the incumbent),
-        ``"mip"`` (out-proven) or ``""`` (open, with the remaining ``gap``).
+        ``proof`` is ``"lagrangian"`` (in-proven), ``"branch-and-cut"`` or ``"mip"``
+        (out-proven) or ``""`` (open, with the remaining ``gap``).
     """
     started = time.perf_counter()
     if resolve_protection(table, protection) == "interval":
@@ -155,6 +162,9 @@ def solve(
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
                            threads=threads, verbose=verbose, instance=instance, **options)
     inst = instance if instance is not None else _instance(table, model, options)
+    if method == "branch-and-cut":
+        return solve_cutset(inst, time_limit=time_limit, gap=gap, verbose=verbose,
+                            progress=progress)
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
     t0 = time.perf_counter()
@@ -188,48 +198,34 @@ def solve(
                            math.inf, False, "", inst.model, tuple(map(int, inst.protected_cells)),
                            tuple(map(int, inst.safe_cells)), _total(timings, started), {},
                            tuple(history), None, state.best_multipliers)
-    termination, proof = state.termination, ""
+    termination, proof, checked = state.termination, "", None
     if math.isfinite(upper) and upper <= lower + 1e-9:
         termination, proof = "optimal", "lagrangian"
     elif method == "auto":
-        # The LP bound first: HiGHS's MIP root can take far longer than the LP alone
-        # (measured: 40 s vs 0.6 s on a 40x20 unit-weight table), and it often closes the gap.
+        # The gap is closed by the branch-and-cut on x (cutset.py), not by the compact MIP
+        # (and no longer after the LP bound, which its root LP replaces). Measured on the
+        # Table 2-4 design up to 50x50: all 280 tables proven, where the compact MIP left
+        # 2 open in 30 s; set 2 unit weights 50x40: 1.6 s per table against 7.4 s.
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:
-            t0 = time.perf_counter()
-            lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
-            timings["lp"] = time.perf_counter() - t0
-            if lp.status == "bound_only":
-                lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
-                method_name += "+lp"
-                history.append(dict(iteration=len(history) + 1,
-                                    time=time.perf_counter() - started, lower_bound=lower,
-                                    upper_bound=upper, phase="lp"))
+            final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
+                                 mip_start=pattern if math.isfinite(upper) else None)
+            timings["branch_and_cut"] = final.timings.get("total", 0.0)
+            method_name += "+" + final.method
+            if final.status in ("optimal", "feasible") and final.objective < upper - 1e-9:
+                pattern, upper, checked = final.suppressed, final.objective, final.audit
+            lower = max(lower, final.lower_bound if math.isfinite(final.lower_bound) else lower)
+            termination = final.termination
             if math.isfinite(upper) and upper <= lower + 1e-9:
-                termination, proof = "optimal", "lp"
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
-        if not proof and (remaining is None or remaining > 0):
-            # The bound is combined outside the MIP: as a row "sum xi x >= LB" it slowed
-            # HiGHS down (measured on an ac-set1 40x40 table: 9.6 s with the start alone,
-            # time limit with the row). The incumbent as MIP start helps (36 s -> 9.6 s).
-            mip = solve_exact(table, instance=inst, solver=solver, gap=gap, threads=threads,
-                              verbose=verbose, time_limit=remaining,
-                              mip_start=pattern if math.isfinite(upper) else None)
-            timings["mip"] = mip.timings.get("solve", 0.0)
-            method_name += f"+mip/{solver}"
-            if mip.status in ("optimal", "feasible") and mip.objective < upper - 1e-9:
-                pattern, upper = mip.suppressed, mip.objective
-            lower = max(lower, mip.lower_bound if math.isfinite(mip.lower_bound) else lower)
-            termination = mip.termination
-            if math.isfinite(upper) and upper <= lower + 1e-9:
-                termination, proof = "optimal", "mip"
+                termination, proof = "optimal", "branch-and-cut"
             history.append(dict(iteration=len(history) + 1, time=time.perf_counter() - started,
-                                lower_bound=lower, upper_bound=upper, phase="mip"))
+                                lower_bound=lower, upper_bound=upper, phase="branch-and-cut"))
             if progress is not None:
                 progress(history[-1])
-    t0 = time.perf_counter()
-    checked = audit_pattern(inst, pattern, method=method_name) if math.isfinite(upper) else None
-    timings["audit"] = time.perf_counter() - t0
+    if checked is None and math.isfinite(upper):  # the branch-and-cut audits its own
+        t0 = time.perf_counter()
+        checked = audit_pattern(inst, pattern, method=method_name)
+        timings["audit"] = time.perf_counter() - t0
     objective = float(weights[inst.x_index[list(pattern)]].sum()) if pattern else (
         0.0 if math.isfinite(upper) else math.nan)
     gap_value = relative_gap(objective, lower)
@@ -287,8 +283,9 @@ def _solve_interval(table, *, method, time_limit, gap, verbose, progress, **opti
     if method == "mip":
         return solve_interval(table, time_limit=time_limit, gap=gap, verbose=verbose,
                               **options)
-    if method != "auto":
-        raise InputError(f"interval protection: method must be 'auto' or 'mip', not {method!r}")
+    if method not in ("auto", "branch-and-cut"):
+        raise InputError("interval protection: method must be 'auto', 'branch-and-cut' or "
+                         f"'mip', not {method!r}")
     return solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
                                 progress=progress, **options)
 
@@ -315,13 +312,14 @@ def bound(
 
     Exact disclosure: ``method="lagrangian"`` (``auto``) returns the best ``z(lambda)`` found
     and its multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"``
-    solves the LP relaxation. Interval protection: ``method="capacity"`` (``auto``) is the LP
-    over Fischetti–Salazar capacity cuts strengthened for binary suppressions (the
-    branch-and-cut's root bound, :func:`cspopt.branch_and_cut.capacity_bound`),
-    ``method="lp"`` the LP bound of the compact Fischetti–Salazar model (weaker),
-    ``method="mip"`` the dual bound of a time-limited branch-and-cut.
-    ``protection="auto"`` picks interval when sensitive cells carry protection levels.
-    ``status`` is ``bound_only``; no pattern is returned.
+    solves the LP relaxation; ``method="mip"`` is the dual bound of the time-limited
+    branch-and-cut on ``x`` (:func:`cspopt.formulations.cutset.solve_cutset`). Interval
+    protection: ``method="capacity"`` (``auto``) is the LP over Fischetti–Salazar capacity
+    cuts strengthened for binary suppressions (the branch-and-cut's root bound,
+    :func:`cspopt.branch_and_cut.capacity_bound`), ``method="lp"`` the LP bound of the
+    compact Fischetti–Salazar model (weaker), ``method="mip"`` the dual bound of a
+    time-limited branch-and-cut. ``protection="auto"`` picks interval when sensitive cells
+    carry protection levels. ``status`` is ``bound_only``; no pattern is returned.
     """
     if resolve_protection(table, protection) == "interval":
         from cspopt.branch_and_cut import capacity_bound, solve_branch_and_cut
@@ -336,28 +334,29 @@ def bound(
         if run is None:
             raise InputError("interval bounds: method must be 'auto', 'capacity', 'lp' or "
                              "'mip' (the Lagrangian bound is for protection='exact')")
-        solved = run(table, time_limit=time_limit, **options)
-        return SolveResult(
-            method=f"bound-{solved.method}", termination=solved.termination,
-            status="infeasible" if solved.status == "infeasible" else "bound_only",
-            suppressed=(), objective=math.nan, lower_bound=solved.lower_bound, gap=math.nan,
-            proven_optimal=False, proof="", model="FS", unsafe=solved.unsafe, safe=solved.safe,
-            timings=solved.timings, model_size=solved.model_size, history=solved.history)
+        return _bound_only(run(table, time_limit=time_limit, **options))
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)
+    if method == "mip":
+        inst = instance if instance is not None else _instance(table, model, options)
+        return _bound_only(solve_cutset(inst, time_limit=time_limit))
     if method not in ("auto", "lagrangian"):
-        raise InputError(f"method must be 'auto', 'lagrangian' or 'lp', not {method!r}")
-    result = solve(table, method="lagrangian", protection="exact", model=model, dual=dual,
-                   time_limit=time_limit, max_iterations=max_iterations,
-                   multipliers=multipliers, instance=instance, **options)
+        raise InputError(f"method must be 'auto', 'lagrangian', 'lp' or 'mip', not {method!r}")
+    return _bound_only(solve(table, method="lagrangian", protection="exact", model=model,
+                             dual=dual, time_limit=time_limit, max_iterations=max_iterations,
+                             multipliers=multipliers, instance=instance, **options))
+
+
+def _bound_only(solved: SolveResult) -> SolveResult:
+    """``solved`` as a bound: its lower bound, timings and history, no pattern."""
     return SolveResult(
-        method=result.method, termination=result.termination,
-        status="bound_only" if result.status != "infeasible" else "infeasible",
-        suppressed=(), objective=math.nan, lower_bound=result.lower_bound, gap=math.nan,
-        proven_optimal=False, proof="", model=result.model, unsafe=result.unsafe,
-        safe=result.safe, timings=result.timings, model_size=result.model_size,
-        history=result.history, audit=None, multipliers=result.multipliers)
+        method=f"bound-{solved.method}", termination=solved.termination,
+        status="infeasible" if solved.status == "infeasible" else "bound_only",
+        suppressed=(), objective=math.nan, lower_bound=solved.lower_bound, gap=math.nan,
+        proven_optimal=False, proof="", model=solved.model, unsafe=solved.unsafe,
+        safe=solved.safe, timings=solved.timings, model_size=solved.model_size,
+        history=solved.history, audit=None, multipliers=solved.multipliers)
 
 
 def certify(
@@ -373,18 +372,17 @@ def certify(
     """Audit an outside pattern and certify its gap to the best bound cspopt can prove.
 
     ``protection="auto"`` judges interval protection when sensitive cells carry protection
-    levels, exact disclosure otherwise. The bound comes from the Lagrangian and LP bounds of
-    (P)/(P_N) (exact), or from a time-limited branch-and-cut on the Fischetti–Salazar
-    model started from the pattern (interval; its dual bound is valid). The result's
-    ``suppressed``/``objective`` are the given pattern's and ``audit`` says whether it is
-    safe (``status`` is ``"infeasible"`` if not).
+    levels, exact disclosure otherwise. The bound comes from a time-limited branch-and-cut
+    started from the pattern (its dual bound is valid): on the Fischetti–Salazar model
+    (interval), or on (P)/(P_N) projected onto ``x`` after the Lagrangian bound (exact).
+    The result's ``suppressed``/``objective`` are the given pattern's and ``audit`` says
+    whether it is safe (``status`` is ``"infeasible"`` if not).
 
     ``termination`` says why the bound stopped moving: ``"optimal"`` with ``status
     "optimal"`` when the pattern is proven optimal; ``"optimal"`` with ``status "feasible"``
-    when the interval search finished, so ``lower_bound`` is the optimum and the pattern is
+    when the search finished, so ``lower_bound`` is the optimum and the pattern is
     provably not optimal (the cheaper pattern's cost is in ``history``); ``"time_limit"``
-    when the budget ran out; ``"iteration_limit"`` when the exact-disclosure bounds (the
-    Lagrangian's iterations and the LP bound) are spent.
+    when the budget ran out.
     """
     started = time.perf_counter()
     protection = resolve_protection(table, protection)
@@ -414,16 +412,16 @@ def certify(
         weights = inst.weights
         lag = bound(table, protection="exact", time_limit=time_limit,
                     max_iterations=max_iterations, instance=inst)
-        lower = lag.lower_bound
+        lower, stopped = lag.lower_bound, "time_limit"
+        history = list(lag.history)
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:
-            lp = solve_exact(table, instance=inst, relax=True, time_limit=remaining)
-            if lp.status == "bound_only":
-                lower = max(lower, integral_bound(lp.lower_bound, inst.weights[inst.candidates]))
-        out_of_time = lag.termination == "time_limit" or (remaining is not None
-                                                           and remaining <= 0)
-        stopped = "time_limit" if out_of_time else "iteration_limit"
-        model_name, history, multipliers = inst.model, lag.history, lag.multipliers
+            # the pattern, when safe, is the incumbent to beat: only the bound has to move
+            solved = solve_cutset(inst, time_limit=remaining,
+                                  mip_start=pattern if checked.protected else None)
+            lower, stopped = max(lower, solved.lower_bound), solved.termination
+            history += [dict(h, iteration=len(history) + i) for i, h in enumerate(solved.history)]
+        model_name, multipliers = inst.model, lag.multipliers
         unsafe = tuple(map(int, inst.protected_cells))
         safe, size = tuple(map(int, inst.safe_cells)), lag.model_size
     objective = float(weights[list(pattern)].sum()) if pattern else 0.0

@@ -171,8 +171,6 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                                           progress=progress, **options)
             if progress is not None:
                 print(file=sys.stderr)
-    elif args.method == "branch-and-cut":
-        raise InputError("--method branch-and-cut applies to --protection interval")
     elif args.relax or args.method == "mip":
         result = solve_exact(
             table, relax=args.relax, solver=args.solver, route=args.route,
@@ -203,8 +201,6 @@ def _cmd_bound(args: argparse.Namespace) -> int:
         result = cspopt.bound(table, method=args.method, protection="interval",
                               time_limit=args.time_limit, **_interval_options(args, table))
     else:
-        if args.method == "mip":
-            raise InputError("--method mip bounds apply to --protection interval")
         extra = ({"dual": args.dual, "max_iterations": args.iterations}
                  if args.method in ("auto", "lagrangian") else {})
         result = cspopt.bound(table, method=args.method, protection="exact",
@@ -311,9 +307,11 @@ def _parser() -> argparse.ArgumentParser:
                         "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut"],
                    default="auto",
-                   help="exact protection: auto = heuristic + Lagrangian, then LP and MIP if "
-                        "a gap remains; interval protection: auto = branch-and-cut with "
-                        "capacity cuts (SCIP), mip = the compact model (HiGHS)")
+                   help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
+                        "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
+                        "compact model (--solver); interval protection: auto = "
+                        "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
+                        "(HiGHS)")
     p.add_argument("--separation", choices=["auto", "network", "lp"], default="auto",
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
                         "attacker LPs (any table)")
@@ -338,7 +336,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     p.add_argument("--method", choices=["auto", "lagrangian", "lp", "capacity", "mip"],
                    default="auto",
-                   help="exact: lagrangian (auto) or lp; interval: capacity (auto; the LP over "
+                   help="exact: lagrangian (auto), lp or mip (dual bound of a time-limited "
+                        "branch-and-cut); interval: capacity (auto; the LP over "
                         "strengthened capacity cuts, the branch-and-cut's root), lp (the "
                         "compact model's LP bound, weaker) or mip (dual bound of a "
                         "time-limited branch-and-cut)")

@@ -121,7 +121,13 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert data["model"] == "FS" and 0 < data["lower_bound"] <= 1950
     assert main(["bound", EX1, "--weights", "value", "--method", "mip", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
-    assert main(["bound", EX1, "--method", "mip", "--protection", "exact"]) == 2
+    assert main(["bound", EX1, "--weights", "value", "--method", "mip", "--protection", "exact",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
+    assert main(["solve", EX1, "--weights", "value", "--method", "branch-and-cut",
+                 "--protection", "exact", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["method"] == "bc(PN)/scip" and data["suppressed"] == [4, 10, 11]
     assert main(["certify", EX1, "--suppress", "4,10,11,14", "--weights", "value",
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -141,7 +147,7 @@ def test_interval_branch_and_cut_and_compact_from_the_cli(capsys):
     assert bc["suppressed"] == compact["suppressed"] == [4, 10, 11]
     assert main(["solve", EX1, "--weights", "value", "--separation", "lp", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "bc(FS)/scip/lp"
-    assert main(["solve", EX1, "--method", "branch-and-cut", "--protection", "exact"]) == 2
+    assert main(["solve", EX1, "--method", "lagrangian"]) == 2  # interval: no Lagrangian
 
 
 def test_solve_protection_modes(capsys):
