@@ -161,6 +161,9 @@ def solve(
     if method == "mip":
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
                            threads=threads, verbose=verbose, instance=instance, **options)
+    if solver != "highs" or threads is not None:
+        raise InputError("solver and threads choose how the compact MIP runs: they apply to "
+                         "method='mip' only (the other methods use SCIP's branch-and-cut)")
     inst = instance if instance is not None else _instance(table, model, options)
     if method == "branch-and-cut":
         return solve_cutset(inst, time_limit=time_limit, gap=gap, verbose=verbose,
@@ -208,8 +211,16 @@ def solve(
         # 2 open in 30 s; set 2 unit weights 50x40: 1.6 s per table against 7.4 s.
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:
+            offset, floor, ceiling = time.perf_counter() - started, lower, upper
+
+            def combined(record):  # the live line shows the pipeline's bounds
+                progress(dict(record, time=offset + record["time"],
+                              lower_bound=max(floor, record["lower_bound"]),
+                              upper_bound=min(ceiling, record["upper_bound"])))
+
             final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
-                                 mip_start=pattern if math.isfinite(upper) else None)
+                                 mip_start=pattern if math.isfinite(upper) else None,
+                                 progress=combined if progress is not None else None)
             timings["branch_and_cut"] = final.timings.get("total", 0.0)
             method_name += "+" + final.method
             if final.status in ("optimal", "feasible") and final.objective < upper - 1e-9:
@@ -435,4 +446,4 @@ def certify(
         gap=relative_gap(objective, lower) if checked.protected else math.inf,
         proven_optimal=proven, proof="bound" if proven else "", model=model_name,
         unsafe=unsafe, safe=safe, timings={"total": time.perf_counter() - started},
-        model_size=size, history=history, audit=checked, multipliers=multipliers)
+        model_size=size, history=tuple(history), audit=checked, multipliers=multipliers)

@@ -10,6 +10,7 @@ import cspopt
 from cspopt import audit, graph_audit
 from cspopt.branch_and_cut import capacity_lp
 from cspopt.capacity import CapacityOracle
+from cspopt.errors import InputError
 from cspopt.formulations import build_instance, solve_exact
 from cspopt.formulations.cutset import exact_as_interval, solve_cutset
 from cspopt.formulations.instance import modelled_table
@@ -93,7 +94,15 @@ def test_pipeline_closes_the_gap_by_branch_and_cut():
     """Set 2, unit weights, 50x40, seed 5: the Lagrangian and the heuristic stop at 12 < 13;
     the branch-and-cut finds and proves 12 (the compact MIP did not in 300 s)."""
     table = almeida_carvalho_set2(49, 39, seed=5, costs="unit")
-    result = cspopt.solve(table, protection="exact", model="PN", time_limit=60)
+    seen = []
+    result = cspopt.solve(table, protection="exact", model="PN", time_limit=60,
+                          progress=seen.append)
     assert result.proven_optimal and result.proof == "branch-and-cut"
     assert result.objective == 12 and result.audit.protected
     assert [h["phase"] for h in result.history if "phase" in h][-1] == "branch-and-cut"
+    # the live line keeps the Lagrangian bound while the branch-and-cut starts from 0
+    lagrangian = max(h["lower_bound"] for h in seen if "phase" not in h)
+    assert all(h["lower_bound"] >= lagrangian for h in seen if "phase" in h)
+    assert [h["time"] for h in seen] == sorted(h["time"] for h in seen)
+    with pytest.raises(InputError, match="method='mip'"):
+        cspopt.solve(table, protection="exact", solver="scip")

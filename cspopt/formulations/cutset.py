@@ -10,9 +10,10 @@ leaves one constraint per protected cell ``k`` and node set ``U`` that holds the
 Fischetti & Salazar-Gonzalez's (1999) capacity constraints for a requirement no larger than
 any arc's capacity, so the branch-and-cut of :mod:`cspopt.branch_and_cut` solves (P) and
 (P_N) once the exact-disclosure problem is stated as an interval one
-(:func:`exact_as_interval`). Its LP bound is that of (P) (resp. P_N(alpha, mu)), but it
-branches on the ``x`` variables only and has no path or flow variables, so its nodes are
-cheap where the compact model's are not.
+(:func:`exact_as_interval`). Its root LP is the LP bound of (P) (for (P_N) it can be lower:
+the lifted coupling (33) is not captured, ``models/cutset.md``), but it branches on the ``x``
+variables only and has no path or flow variables, so its nodes are cheap where the compact
+model's are not.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
                  mip_start=None, verbose: bool = False, progress=None) -> SolveResult:
     """Solve ``inst`` by the branch-and-cut on ``x`` (SCIP, minimum-cut separation).
 
-    The pattern passes the exact audit of ``inst`` (:func:`~cspopt.formulations.solve.audit_pattern`),
-    besides the interval audit of the translated problem that the branch-and-cut runs itself.
+    The pattern passes the exact audit of ``inst``
+    (:func:`~cspopt.formulations.solve.audit_pattern`), besides the interval audit of the
+    translated problem that the branch-and-cut runs itself.
     ``mip_start`` (cell ids) must protect every cell.
     """
     from cspopt.branch_and_cut import solve_branch_and_cut
@@ -87,7 +89,9 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
     if result.status in ("optimal", "feasible"):
         t0 = time.perf_counter()
         checked = audit_pattern(inst, result.suppressed, method=method)
-        timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - t0
+        spent = time.perf_counter() - t0
+        timings["audit"] = timings.get("audit", 0.0) + spent
+        timings["total"] = timings.get("total", 0.0) + spent
     size = dict(result.model_size, protected=int(inst.protected_cells.size))
     return dataclasses.replace(
         result, method=method, model=inst.model, audit=checked, timings=timings, model_size=size,
