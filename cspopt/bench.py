@@ -400,8 +400,9 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
             return _markdown(rows, "Compact MIP vs certified pipeline on the design of "
                                    "Almeida & Carvalho (2005) Tables 2-4 "
                                    "(cspopt bench exact)") + (
-                f"\nPer table: time limit {time_limit:g} s for each method, HiGHS. `Cpl` = "
-                "tables the compact MIP (baseline) proved optimal, `Cpl_s` its mean seconds; "
+                f"\nPer table: time limit {time_limit:g} s for each method; the compact MIP on "
+                "HiGHS, the pipeline's branch-and-cut on SCIP. `Cpl` = tables the compact MIP "
+                "(baseline) proved optimal, `Cpl_s` its mean seconds; "
                 "`Lag` = in-proven by the Lagrangian, `Cpl+Lag` = proven by the pipeline (any "
                 "proof), `T` its mean seconds, `speedup` = median baseline/pipeline time per "
                 "table; `IGap`/`FGap` = initial/final incumbent above the Lagrangian bound "

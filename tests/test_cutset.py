@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cspopt
-from cspopt import audit, graph_audit
+from cspopt import Table, audit, graph_audit
 from cspopt.branch_and_cut import capacity_lp
 from cspopt.capacity import CapacityOracle
 from cspopt.errors import InputError
@@ -79,6 +79,14 @@ def test_root_lp_and_optimum_match_the_compact_model():
         result = solve_cutset(inst)
         assert result.proven_optimal and result.audit.protected
         assert result.objective == pytest.approx(compact.objective), table.name
+
+
+def test_nothing_to_protect():
+    for sensitive in ([[0, 0, 0], [0, 0, 0]], [[1, 1, 0], [1, 1, 0]]):  # none; all safe
+        table = Table.from_array([[5, 6, 9], [7, 8, 9]], sensitive=sensitive)
+        result = cspopt.solve(table, protection="exact", method="branch-and-cut")
+        assert result.proven_optimal and result.suppressed == () and result.objective == 0
+        assert result.audit.protected
 
 
 def test_tau_threshold_is_kept():

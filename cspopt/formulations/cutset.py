@@ -79,11 +79,21 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
     from cspopt.branch_and_cut import solve_branch_and_cut
     from cspopt.formulations.solve import audit_pattern
 
+    method = f"bc({inst.model})/scip"
+    if not inst.protected_cells.size:  # nothing to protect: no interval problem to state
+        started = time.perf_counter()
+        checked = audit_pattern(inst, (), method=method)
+        elapsed = time.perf_counter() - started
+        return SolveResult(
+            method=method, termination="optimal", status="optimal", suppressed=(),
+            objective=0.0, lower_bound=0.0, gap=0.0, proven_optimal=True,
+            proof="branch-and-cut", model=inst.model, unsafe=(),
+            safe=tuple(map(int, inst.safe_cells)), timings={"audit": elapsed, "total": elapsed},
+            model_size={"protected": 0}, audit=checked)
     table, published = exact_as_interval(inst)
     result = solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
                                   weights=inst.weights, must_publish=published,
                                   mip_start=mip_start, progress=progress)
-    method = f"bc({inst.model})/scip"
     timings = dict(result.timings)
     checked = None
     if result.status in ("optimal", "feasible"):
@@ -95,4 +105,5 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
     size = dict(result.model_size, protected=int(inst.protected_cells.size))
     return dataclasses.replace(
         result, method=method, model=inst.model, audit=checked, timings=timings, model_size=size,
+        proof="branch-and-cut" if result.proven_optimal else "",
         unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)))
