@@ -89,6 +89,21 @@ def test_nothing_to_protect():
         assert result.audit.protected
 
 
+@pytest.mark.parametrize("options", [dict(publish_totals=True), dict(publish_zeros=True),
+                                     dict(must_publish=[3, 17, 20]), dict(weights="log"),
+                                     dict(weights="unit", preprocessing=False)])
+def test_options_match_the_compact_model(options):
+    for table in (almeida_carvalho_set1(10, 7, seed=1), almeida_carvalho_set2(10, 7, seed=2)):
+        for model in ("P", "PN"):
+            compact = solve_exact(table, model=model, **options)
+            result = solve_cutset(build_instance(table, model, **options))
+            if compact.status == "infeasible":
+                assert result.status == "infeasible"
+                continue
+            assert result.proven_optimal and result.audit.protected
+            assert result.objective == pytest.approx(compact.objective), (model, options)
+
+
 def test_tau_threshold_is_kept():
     """Arcs the tau threshold removes give the cell no room in that direction."""
     table = almeida_carvalho_set2(9, 7, seed=1, costs="value")
