@@ -15,23 +15,17 @@ from cspopt.interval import build_interval_instance, solve_interval
 from cspopt.io import read_table
 
 from conftest import INSTANCES
-from test_interval import brute_force_interval
+from test_interval import brute_force_interval, tiny_shapes
 
 
 def tiny_tables(seed, count, max_free=12):
     rng = np.random.default_rng(seed)
-    while count:
-        m, n = rng.integers(2, 4, size=2)
-        data = rng.integers(1, 20, size=(m, n))
-        sens = rng.random((m, n)) < 0.3
-        if not sens.any() or (m + 1) * (n + 1) - sens.sum() > max_free:
-            continue
+    for _, (data, sens) in zip(range(count), tiny_shapes(rng, max_free=max_free)):
         prot = np.ceil(rng.uniform(0.1, 0.6) * data)
-        spl = np.where(rng.random((m, n)) < 0.3, 2 * prot + 1, 0)
+        spl = np.where(rng.random(data.shape) < 0.3, 2 * prot + 1, 0)
         yield Table.from_array(data, sensitive=sens, lower_protection=prot,
                                upper_protection=prot, sliding_protection=spl,
                                costs=rng.choice(["value", "unit"]))
-        count -= 1
 
 
 @pytest.mark.parametrize("separation", ["network", "lp"])
@@ -83,20 +77,13 @@ def test_sliding_protection_counts_the_cells_own_bounds():
     cell at its ``ub`` cannot rise): that side gives only its room. Regression: the minimum
     cut credited it with the other cells' flow and called exposing patterns protected."""
     rng = np.random.default_rng(2)
-    made = 0
-    while made < 12:
-        m, n = rng.integers(2, 4, size=2)
-        data = rng.integers(0, 4, size=(m, n))
-        sens = rng.random((m, n)) < 0.35
-        if not sens.any() or (m + 1) * (n + 1) - sens.sum() > 8:
-            continue
-        full = np.pad(data, ((0, 1), (0, 1)))
-        full[:-1, -1], full[-1] = data.sum(axis=1), np.r_[data.sum(axis=0), data.sum()]
-        rise = np.where(rng.random(full.shape) < 0.5, full + 1, np.inf)
-        table = Table.from_array(data, sensitive=sens, sliding_protection=np.where(
-            np.pad(sens, ((0, 1), (0, 1))), full + 1, 0), apriori_upper=rise, costs="unit")
-        _all_patterns_judged(table, rng)
-        made += 1
+    shapes = tiny_shapes(rng, values=(0, 4), density=0.35, max_free=8)
+    for _, (data, sens) in zip(range(12), shapes):
+        table = Table.from_array(data, sensitive=sens, costs="unit")
+        a = table.values
+        rise = np.where(rng.random(a.size) < 0.5, a + 1, np.inf)
+        _all_patterns_judged(table.replace(sliding_protection=np.where(table.sensitive, a + 1, 0),
+                                           apriori_upper=rise), rng)
 
 
 def test_optimum_equals_brute_force_and_compact_model():

@@ -50,15 +50,20 @@ def test_pp_shadow_hierarchical_optimum_beats_modular():
     assert with_file_costs.suppressed == (23, 96, 98, 114, 115, 133)
 
 
+def tiny_shapes(rng, *, values=(1, 20), density=0.3, max_free=12):
+    """Endless ``(data, sensitive)`` of 2x2 to 3x3 internal cells, with at least one
+    sensitive cell and at most ``max_free`` non-sensitive cells once margins are added."""
+    while True:
+        m, n = rng.integers(2, 4, size=2)
+        data = rng.integers(*values, size=(m, n))
+        sens = rng.random((m, n)) < density
+        if sens.any() and (m + 1) * (n + 1) - sens.sum() <= max_free:
+            yield data, sens
+
+
 def test_optimum_equals_brute_force_on_tiny_tables():
     rng = np.random.default_rng(5)
-    checked = 0
-    while checked < 40:
-        m, n = rng.integers(2, 4, size=2)
-        data = rng.integers(1, 20, size=(m, n))
-        sens = rng.random((m, n)) < 0.3
-        if not sens.any() or (m + 1) * (n + 1) - sens.sum() > 12:
-            continue
+    for _, (data, sens) in zip(range(40), tiny_shapes(rng)):
         prot = np.ceil(rng.uniform(0.1, 0.6) * data)
         t = Table.from_array(data, sensitive=sens, lower_protection=prot,
                              upper_protection=prot, costs=rng.choice(["value", "unit"]))
@@ -70,7 +75,6 @@ def test_optimum_equals_brute_force_on_tiny_tables():
             assert result.proven_optimal and result.objective == pytest.approx(expected)
             assert result.audit.protected
             assert solve_interval(t, relax=True).lower_bound <= expected + 1e-6
-        checked += 1
 
 
 def test_routes_agree_on_lp_bounds_and_sizes():
