@@ -100,12 +100,12 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
     """One row per (data set, size) with the paper's columns.
 
     Per table the compact MIP (the baseline, ``Cpl``) and, with ``pipeline``, the certified
-    pipeline (heuristic + Lagrangian + LP + MIP) run with the same time limit. ``Lag`` counts
-    in-proven optima, ``Cpl+Lag`` every proven optimum of the pipeline; ``IGap``/``FGap``
-    are the initial/final incumbent's deviation (%) from the Lagrangian bound; ``T`` the
-    pipeline's mean seconds; ``speedup`` the median of baseline time / pipeline time.
-    Sizes with more than ``max_cells`` or fewer than ``min_cells`` cells are skipped (a
-    long run can be split by size); a compact model over
+    pipeline (heuristic, Lagrangian, then the cut-set branch-and-cut where a gap remains)
+    run with the same time limit. ``Lag`` counts in-proven optima, ``Cpl+Lag`` every proven
+    optimum of the pipeline; ``IGap``/``FGap`` are the initial/final incumbent's deviation
+    (%) from the Lagrangian bound; ``T`` the pipeline's mean seconds; ``speedup`` the median
+    of baseline time / pipeline time. Sizes with more than ``max_cells`` or fewer than
+    ``min_cells`` cells are skipped (a long run can be split by size); a compact model over
     ``max_variables`` columns is not built (counted in ``too_large``).
     """
     import cspopt

@@ -115,13 +115,19 @@ class SolveResult:
         }
 
     def summary(self) -> str:
+        if self.status == "bound_only":  # no pattern: only the bound means anything
+            values = f"  lower bound {self.lower_bound:g} (a bound only: no pattern)"
+            counts = ""
+        else:
+            values = (f"  objective {self.objective:g}  lower bound {self.lower_bound:g}  gap "
+                      f"{100 * self.gap:.4g} %")
+            counts = f"; {len(self.suppressed)} complementary suppressions"
         lines = [
             f"{self.method}: {self.termination}, status {self.status}"
             f"{' (proven optimal)' if self.proven_optimal else ''}",
-            f"  objective {self.objective:g}  lower bound {self.lower_bound:g}  gap "
-            f"{100 * self.gap:.4g} %",
+            values,
             f"  unsafe sensitive cells {len(self.unsafe)} (safe by preprocessing "
-            f"{len(self.safe)}); {len(self.suppressed)} complementary suppressions",
+            f"{len(self.safe)}){counts}",
         ]
         if self.suppressed:
             lines.append("  suppressed: " + " ".join(map(str, self.suppressed)))

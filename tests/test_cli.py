@@ -116,6 +116,9 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert main(["bound", EX1, "--weights", "value", "--method", "lp", "--protection", "exact",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["lower_bound"] == 1950
+    assert main(["bound", EX1, "--weights", "value", "--protection", "exact"]) == 0
+    text = capsys.readouterr().out  # a bound has no pattern: no objective, gap or count
+    assert "lower bound 1950 (a bound only" in text and "nan" not in text
     assert main(["bound", EX1, "--weights", "value", "--json"]) == 0  # interval LP bound
     data = json.loads(capsys.readouterr().out)
     assert data["model"] == "FS" and 0 < data["lower_bound"] <= 1950
