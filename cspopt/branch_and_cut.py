@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from pyscipopt import SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Eventhdlr, Heur
 from pyscipopt import quicksum
 
-from cspopt._highs import new_highs
+from cspopt._highs import dual_bound, new_highs
 from cspopt.candidates import candidate_primaries
 from cspopt.capacity import CapacityCut, CapacityOracle
 from cspopt.errors import InputError, PatternError, SolverError
@@ -63,9 +63,9 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     2007): when nothing is violated there the core moves to it and ``y*`` itself is
     separated. ``core`` defaults to suppressing every candidate.
 
-    Returns ``(bound, y, cuts, converged)``: the master's last optimum (a valid lower bound
-    at every round, since the master relaxes the projected LP), its point, every cut added,
-    and whether separation at ``y*`` found nothing more (then ``bound`` is the projected LP's
+    Returns ``(bound, y, cuts, converged)``: the last master's value (a valid lower bound at
+    every round, since the master relaxes the projected LP; taken from its duals by
+    :func:`cspopt._highs.dual_bound`), its point, every cut found, and whether separation at ``y*`` found nothing more (then ``bound`` is the projected LP's
     value, at least the compact model's LP bound, equal to it without coefficient capping;
     with an oracle focused on candidate sets, the value of the LP over their cuts only).
     """
@@ -80,11 +80,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
                        np.zeros(links.shape[0]), presolve=False, what="capacity master LP")
     core = y_upper if core is None else np.asarray(core, float)
     cuts: list[CapacityCut] = []
-    bound, y, converged = 0.0, np.zeros(ny), False
-    for _ in range(max_rounds):
+    y, converged = np.zeros(ny), False
+    for round_ in range(max_rounds):
         master.run()
         y = np.clip(np.asarray(master.getSolution().col_value), 0.0, 1.0)
-        bound = float(master.getInfo().objective_function_value)
         probe = 0.5 * (y + core)
         _, found = oracle.separate(probe)
         if not found:
@@ -93,11 +92,14 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
             if not found:
                 converged = True
                 break
-        _add_rows(master, found)
         cuts += found
-        if deadline is not None and time.perf_counter() > deadline:
+        out_of_time = deadline is not None and time.perf_counter() > deadline
+        if out_of_time or round_ == max_rounds - 1:
             break
-    return bound, y, cuts, converged
+        _add_rows(master, found)
+    # from the last solve's duals (its rows are the master's): valid however accurately
+    # HiGHS met its tolerances, so the integral rounding of the callers stays honest
+    return max(dual_bound(master), 0.0), y, cuts, converged
 
 
 def capacity_bound(table, *, time_limit: float | None = None, weights=None, must_publish=None,
