@@ -206,8 +206,12 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     if mip_start is not None:
         start = inst.minimal(_candidate_vector(inst, mip_start))
         if not oracle.separate(start, decide=True)[0]:
-            raise InputError("the given start pattern does not protect every sensitive cell")
+            from cspopt.audit import audit  # only to name the cells in the error
+            exposed = audit(table, mip_start, requirement="interval", cells="sensitive").exposed
+            raise InputError("the given start pattern does not protect every sensitive cell: "
+                             f"it exposes {list(exposed)}")
         record("start", y=start)
+
     def prune(y, order):
         """Delete-and-check within a share of the time limit: on large tables it is a
         check per suppressed cell, and the bound needs the time more."""

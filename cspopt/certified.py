@@ -78,6 +78,26 @@ def resolve_protection(table, protection: str) -> str:
     return protection
 
 
+def _given_pattern(inst, cells, what: str) -> tuple[int, ...]:
+    """Complementary suppressions of an outside pattern; every one must be a candidate."""
+    mask = inst.table.pattern(cells) & ~inst.table.sensitive
+    outside = [int(c) for c in np.flatnonzero(mask) if inst.x_index[c] < 0]
+    if outside:
+        raise InputError(f"{what} suppresses cells {outside} that the options forbid")
+    return tuple(int(c) for c in np.flatnonzero(mask))
+
+
+def _start_mask(inst, cells) -> np.ndarray:
+    """A start pattern as a candidate mask, after the exact audit of the instance."""
+    pattern = _given_pattern(inst, cells, "the start pattern")
+    checked = audit_pattern(inst, pattern)
+    if not checked.protected:
+        raise InputError(f"the start pattern exposes sensitive cells {list(checked.exposed)}")
+    mask = np.zeros(inst.candidates.size, dtype=bool)
+    mask[inst.x_index[list(pattern)]] = True
+    return mask
+
+
 def _pattern(inst, mask) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
 
@@ -92,6 +112,7 @@ def solve(
     time_limit: float | None = None,
     max_iterations: int = 200,
     multipliers: np.ndarray | None = None,
+    start: Iterable[int] | None = None,
     solver: str = "highs",
     gap: float = 1e-6,
     threads: int | None = None,
@@ -130,6 +151,11 @@ def solve(
         Lagrangian iterations.
     multipliers : ndarray, optional
         Warm start (``result.multipliers`` of an earlier call on the same instance).
+    start : iterable of int, optional
+        A safe pattern (cell ids, e.g. another tool's) to start from, for every method: the
+        first incumbent of the Lagrangian (when cheaper than the heuristic's, and after the
+        same exclusion search) and the branch-and-cut's or MIP's start. A pattern that
+        does not protect every sensitive cell is an :class:`InputError`.
     progress : callable(dict), optional
         Called with each history record (``iteration``, ``time``, ``lower_bound``,
         ``upper_bound``).
@@ -151,7 +177,8 @@ def solve(
                                    max_iterations=max_iterations, multipliers=multipliers,
                                    solver=solver, threads=threads, instance=instance)
         return _solve_interval(table, method=method, time_limit=time_limit, gap=gap,
-                               verbose=verbose, progress=progress, **options)
+                               verbose=verbose, progress=progress, mip_start=start,
+                               **options)
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}, not {method!r}")
     if time_limit is not None and not time_limit > 0:
@@ -160,18 +187,23 @@ def solve(
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
     if method == "mip":
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
-                           threads=threads, verbose=verbose, instance=instance, **options)
+                           threads=threads, verbose=verbose, instance=instance,
+                           mip_start=start, **options)
     if solver != "highs" or threads is not None:
         raise InputError("solver and threads choose how the compact MIP runs: they apply to "
                          "method='mip' only (the other methods use SCIP's branch-and-cut)")
     inst = instance if instance is not None else _instance(table, model, options)
     if method == "branch-and-cut":
         return solve_cutset(inst, time_limit=time_limit, gap=gap, verbose=verbose,
-                            progress=progress)
+                            mip_start=start, progress=progress)
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
     t0 = time.perf_counter()
     first = path_heuristic(oracle, weights)
+    if start is not None:
+        given = _start_mask(inst, start)
+        if first is None or weights[given].sum() < weights[first].sum():
+            first = given
     if first is not None:
         first = exclusion_search(oracle, first, weights)
     timings = {"heuristic": time.perf_counter() - t0}
@@ -416,9 +448,7 @@ def certify(
         multipliers, stopped = None, solved.termination
     else:
         inst = _instance(table, model, options)
-        outside = [c for c in pattern if inst.x_index[c] < 0]
-        if outside:
-            raise InputError(f"the pattern suppresses cells {outside} that the options forbid")
+        pattern = _given_pattern(inst, pattern, "the pattern")
         checked = audit_pattern(inst, pattern)
         weights = inst.weights
         lag = bound(table, protection="exact", time_limit=time_limit,

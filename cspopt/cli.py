@@ -177,13 +177,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             time_limit=args.time_limit, gap=args.gap, threads=args.threads,
             verbose=args.verbose, mip_start=start, **_solve_options(args))
     else:
-        if start is not None:
-            raise PatternError("--start applies to --method mip")
         progress = _progress_printer(sys.stderr.isatty() or args.verbose)
         result = cspopt.solve(
             table, protection="exact", method=args.method, dual=args.dual, solver=args.solver,
             time_limit=args.time_limit, max_iterations=args.iterations, gap=args.gap,
-            threads=args.threads, progress=progress, **_solve_options(args))
+            threads=args.threads, start=start, progress=progress, **_solve_options(args))
         if progress is not None:
             print(file=sys.stderr)
     if args.plot:
@@ -325,7 +323,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="how --method mip hands the model to the solver")
     p.add_argument("--gap", type=float, default=1e-6, help="relative MIP gap to stop at")
     p.add_argument("--threads", type=int)
-    p.add_argument("--start", metavar="IDS", help="a pattern to start --method mip from")
+    p.add_argument("--start", metavar="IDS",
+                   help="a safe pattern (e.g. another tool's) to start any method from")
     p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
     p.set_defaults(run=_cmd_solve)
 

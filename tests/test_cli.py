@@ -137,7 +137,11 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert data["gap"] == pytest.approx(793 / 2743) and data["audit"]["protected"]
     assert main(["certify", EX1, "--suppress", "4,10"]) == 1
     assert "EXPOSED" in capsys.readouterr().out
-    assert main(["solve", EX1, "--start", "4,10,11", "--protection", "exact"]) == 2
+    assert main(["solve", EX1, "--weights", "value", "--start", "4,10,11,14", "--protection",
+                 "exact", "--json"]) == 0  # a worse safe pattern to start from
+    assert json.loads(capsys.readouterr().out)["suppressed"] == [4, 10, 11]
+    assert main(["solve", EX1, "--start", "4,10", "--protection", "exact"]) == 2  # unsafe
+    assert "exposes sensitive cells [5]" in capsys.readouterr().err
 
 
 def test_interval_branch_and_cut_and_compact_from_the_cli(capsys):

@@ -185,3 +185,16 @@ def test_incremental_attacker_without_warm_starts(monkeypatch):
     for table in (read_table(INSTANCES / "pp_shadow.jj"), gensup_class2(8, 6, seed=3)):
         pattern = interval.incremental_attacker(build_interval_instance(table))
         assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+
+
+def test_solve_starts_interval_methods_from_a_given_pattern():
+    """``cspopt.solve(start=...)`` hands a worse safe pattern to either method, which still
+    reaches the optimum; an unsafe start is an input error."""
+    import cspopt
+
+    table = read_table(INSTANCES / "ex1.jj")
+    for method in ("auto", "mip"):
+        result = cspopt.solve(table, weights="value", method=method, start=[4, 10, 11, 14])
+        assert result.suppressed == (4, 10, 11) and result.proven_optimal
+    with pytest.raises(InputError, match="does not protect"):
+        cspopt.solve(table, weights="value", start=[4, 10])
