@@ -261,7 +261,7 @@ def solve(
             termination = final.termination
             if math.isfinite(upper) and upper <= lower + 1e-9:
                 termination, proof = "optimal", "branch-and-cut"
-            history.append(dict(iteration=len(history) + 1, time=time.perf_counter() - started,
+            history.append(dict(iteration=len(history), time=time.perf_counter() - started,
                                 lower_bound=lower, upper_bound=upper, phase="branch-and-cut"))
             if progress is not None:
                 progress(history[-1])

@@ -71,8 +71,9 @@ class SolveResult:
     model_size : mapping str -> int
         ``variables``, ``constraints``, ``nonzeros``.
     history : tuple of dict
-        Iteration history (``time``, ``lower_bound``, ``upper_bound``, ``gap``) where the method
-        keeps one.
+        Iteration history where the method keeps one: every record has ``iteration``,
+        ``time``, ``lower_bound``, ``upper_bound`` and ``gap`` (:func:`relative_gap`, filled in
+        here), plus method-specific keys (``phase``, ``ms``, ``step``, ...).
     audit : AuditResult or None
         The independent audit of the returned pattern.
     multipliers : ndarray or None
@@ -98,6 +99,13 @@ class SolveResult:
     audit: Any = None
     multipliers: Any = field(default=None, repr=False)
 
+    def __post_init__(self):
+        # the producers (Lagrangian, branch-and-cut, pipeline) record bounds; the gap is
+        # derived here once, so every record of every method has it
+        object.__setattr__(self, "history", tuple(
+            dict(h, gap=relative_gap(h["upper_bound"], h["lower_bound"]))
+            for h in self.history))
+
     def to_dict(self) -> dict[str, Any]:
         def num(x: float):
             return None if math.isnan(x) else ("inf" if math.isinf(x) else x)
@@ -109,7 +117,8 @@ class SolveResult:
             "gap": num(self.gap), "suppressed": list(self.suppressed),
             "unsafe": list(self.unsafe), "safe": list(self.safe),
             "timings": dict(self.timings), "model_size": dict(self.model_size),
-            "history": list(self.history),
+            "history": [{k: num(v) if isinstance(v, float) else v for k, v in h.items()}
+                        for h in self.history],
             "audit": None if self.audit is None else {
                 "protected": self.audit.protected, "exposed": list(self.audit.exposed)},
         }

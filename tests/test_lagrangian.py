@@ -116,6 +116,32 @@ def test_pipeline_proves_seeded_family_and_reports_history():
         assert result.multipliers is not None
 
 
+def test_every_history_record_has_the_documented_fields():
+    """(iteration, time, lower bound, upper bound, gap) in every record of every method,
+    iterations counted without holes, and strict JSON even with an infinite bound."""
+    import json
+
+    from cspopt.result import SolveResult
+
+    table = almeida_carvalho_set2(49, 39, seed=5, costs="unit")  # ends in the branch-and-cut
+    runs = [cspopt.solve(table, protection="exact", time_limit=60)]
+    ex1 = read_table(INSTANCES / "ex1.jj")
+    runs += [cspopt.solve(ex1, protection="exact", method=m) for m in ("lagrangian",
+                                                                        "branch-and-cut")]
+    runs += [cspopt.solve(ex1, weights="value"), cspopt.certify(ex1, [4, 10, 11, 14])]
+    for result in runs:
+        assert result.history, result.method
+        for h in result.history:
+            assert {"iteration", "time", "lower_bound", "upper_bound", "gap"} <= set(h)
+            assert h["gap"] == cspopt.result.relative_gap(h["upper_bound"], h["lower_bound"])
+        steps = [h["iteration"] for h in result.history]
+        assert steps == list(range(steps[0], steps[0] + len(steps))), result.method
+    open_record = dict(iteration=0, time=0.0, lower_bound=0.0, upper_bound=math.inf)
+    result = SolveResult("m", "time_limit", "none", (), math.nan, 0.0, math.inf, False, "",
+                         "P", (), (), history=(open_record,))
+    assert json.loads(json.dumps(result.to_dict(), allow_nan=False))["history"][0]["gap"] == "inf"
+
+
 def test_lagrangian_alone_in_proves_ex1():
     t = read_table(INSTANCES / "ex1.jj").replace(costs="value")
     result = cspopt.solve(t, protection="exact", method="lagrangian")
