@@ -158,3 +158,29 @@ def test_every_method_starts_from_a_given_pattern(open_gap_table):
     with pytest.raises(InputError, match=f"cells \\[{zero}\\] that the options forbid"):
         cspopt.solve(table, protection="exact", publish_zeros=True,
                      start=optimum.suppressed + (zero,))
+
+
+def test_certify_runs_the_branch_and_cut_then_the_lagrangian_if_time_is_left(
+        open_gap_table, monkeypatch):
+    """Exact certify: the branch-and-cut from the pattern settles both the optimum (proven)
+    and the heuristic's pattern of 13 (the bound is the optimum 12). When it stops at its
+    time limit, the Lagrangian adds its bound in the time left."""
+    import cspopt.certified
+
+    table, optimum, _ = open_gap_table
+    best = cspopt.certify(table, optimum.suppressed, protection="exact", model="PN")
+    assert best.proven_optimal and best.multipliers is None
+    heuristic = cspopt.solve(table, protection="exact", model="PN", method="lagrangian")
+    worse = cspopt.certify(table, heuristic.suppressed, protection="exact", model="PN")
+    assert (worse.termination, worse.status, worse.lower_bound) == ("optimal", "feasible", 12)
+
+    def hurried(inst, *, time_limit=None, **kwargs):
+        return solve_cutset(inst, time_limit=1e-3, **kwargs)
+
+    monkeypatch.setattr(cspopt.certified, "solve_cutset", hurried)
+    fallback = cspopt.certify(table, heuristic.suppressed, protection="exact", model="PN")
+    assert fallback.termination != "optimal" and fallback.multipliers is not None
+    assert heuristic.lower_bound <= fallback.lower_bound <= 12  # the Lagrangian's bound
+    steps = [h["iteration"] for h in fallback.history]
+    assert steps == list(range(len(steps)))
+    assert [h["time"] for h in fallback.history] == sorted(h["time"] for h in fallback.history)
