@@ -104,7 +104,8 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
     run with the same time limit. ``Lag`` counts in-proven optima, ``Cpl+Lag`` every proven
     optimum of the pipeline; ``IGap``/``FGap`` are the initial/final incumbent's deviation
     (%) from the Lagrangian bound; ``T`` the pipeline's mean seconds; ``speedup`` the median
-    of baseline time / pipeline time. Sizes with more than ``max_cells`` or fewer than
+    of baseline time / pipeline time; ``BC``/``BC_s``/``T_over_BC`` the branch-and-cut alone,
+    as a second baseline. Sizes with more than ``max_cells`` or fewer than
     ``min_cells`` cells are skipped (a long run can be split by size); a compact model over
     ``max_variables`` columns is not built (counted in ``too_large``).
     """
@@ -120,8 +121,8 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
                 continue
             m, n = rows_total - 1, cols_total - 1
             st = {k: [] for k in ("p", "up", "cpl_s", "variables", "lp_gap", "t", "igap",
-                                  "fgap", "speedup", "ms_path", "ms_iter")}
-            cpl = lag = proven = too_large = 0
+                                  "fgap", "speedup", "ms_path", "ms_iter", "bc_s", "t_over_bc")}
+            cpl = lag = proven = too_large = bc = 0
             for seed in range(tables):
                 if name == "set1":
                     table = almeida_carvalho_set1(m, n, seed=seed)
@@ -168,6 +169,17 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
                     st["ms_iter"].append(float(np.mean([h["ms"] for h in lagr])))
                 if not math.isnan(baseline_s):
                     st["speedup"].append(baseline_s / elapsed)
+                # the pipeline's last stage alone, as a second baseline
+                t0 = time.perf_counter()
+                alone = cspopt.solve(table, protection="exact", method="branch-and-cut",
+                                     time_limit=time_limit, **opts)
+                st["bc_s"].append(time.perf_counter() - t0)
+                st["t_over_bc"].append(elapsed / st["bc_s"][-1])
+                bc += alone.proven_optimal
+                if alone.proven_optimal and result.proven_optimal and not math.isclose(
+                        alone.objective, result.objective, rel_tol=1e-9, abs_tol=1e-9):
+                    raise AssertionError(f"{name} {rows_total}x{cols_total} seed {seed}: "
+                                         f"optima {result.objective} and {alone.objective}")
 
             def mean(key):
                 return float(np.mean(st[key])) if st[key] else float("nan")
@@ -182,7 +194,9 @@ def exact_benchmark(*, tables: int = 10, time_limit: float = 60.0, max_cells: in
                             "T": mean("t"), "Cpl+Lag": proven,
                             "speedup": float(np.median(st["speedup"])) if st["speedup"]
                             else float("nan"),
-                            "ms_path": mean("ms_path"), "ms_iter": mean("ms_iter")})
+                            "ms_path": mean("ms_path"), "ms_iter": mean("ms_iter"),
+                            "BC": bc, "BC_s": mean("bc_s"),
+                            "T_over_BC": float(np.median(st["t_over_bc"]))})
             log.info("exact bench %s", row)
             rows.append(row)
             if on_row is not None:
@@ -408,7 +422,10 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                 "table; `IGap`/`FGap` = initial/final incumbent above the Lagrangian bound "
                 "(%); `ms_path` per Dijkstra call, `ms_iter` per Lagrangian iteration; "
                 "`too_large` = compact model over 2e7 columns, not built; `lp_gap_pct` = mean "
-                "(optimum - LP bound) / optimum where the compact MIP solved.\n")
+                "(optimum - LP bound) / optimum where the compact MIP solved; `BC` = proven by "
+                "the pipeline's last stage alone (`method=\"branch-and-cut\"`, SCIP, the same "
+                "limit), `BC_s` its mean seconds, `T_over_BC` = median pipeline/branch-and-cut "
+                "time per table (above 1: the branch-and-cut alone is faster).\n")
 
         def save(rows):  # keep partial results of a long run
             if output:

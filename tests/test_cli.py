@@ -92,6 +92,7 @@ def test_exact_benchmark_smoke():
     row = rows[0]
     assert row["Cpl"] == 1 and row["Cpl+Lag"] == 1 and row["up"] <= row["p"]
     assert row["FGap"] <= row["IGap"] and row["ms_path"] > 0
+    assert row["BC"] == 1 and row["BC_s"] > 0 and row["T_over_BC"] > 0
 
 
 @pytest.mark.bench
