@@ -65,9 +65,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
 
     Returns ``(bound, y, cuts, converged)``: the last master's value (a valid lower bound at
     every round, since the master relaxes the projected LP; taken from its duals by
-    :func:`cspopt._highs.dual_bound`), its point, every cut found, and whether separation at ``y*`` found nothing more (then ``bound`` is the projected LP's
-    value, at least the compact model's LP bound, equal to it without coefficient capping;
-    with an oracle focused on candidate sets, the value of the LP over their cuts only).
+    :func:`cspopt._highs.dual_bound`), its point, every cut found, and whether separation
+    at ``y*`` found nothing more (then ``bound`` is the projected LP's value, at least the
+    compact model's LP bound, equal to it without coefficient capping; with an oracle
+    focused on candidate sets, the value of the LP over their cuts only).
     """
     started = time.perf_counter()
     if deadline is None and time_limit is not None:
