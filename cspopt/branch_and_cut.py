@@ -35,13 +35,15 @@ from pyscipopt import SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Ev
 from pyscipopt import quicksum
 
 from cspopt._highs import dual_bound, new_highs
+from cspopt.audit import audit
 from cspopt.candidates import candidate_primaries
 from cspopt.capacity import CapacityCut, CapacityOracle
-from cspopt.errors import InputError, PatternError, SolverError
+from cspopt.errors import InputError, SolverError
 from cspopt.formulations.scip import TERMINATION, new_scip
 from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
                              incremental_attacker)
 from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.table import candidate_mask
 
 __all__ = ["capacity_lp", "capacity_bound", "solve_branch_and_cut"]
 
@@ -205,9 +207,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                 progress(history[-1])
 
     if mip_start is not None:
-        start = inst.minimal(_candidate_vector(inst, mip_start))
+        start = inst.minimal(candidate_mask(inst.table, inst.candidates, mip_start,
+                                            "the start pattern").astype(float))
         if not oracle.separate(start, decide=True)[0]:
-            from cspopt.audit import audit  # only to name the cells in the error
             exposed = audit(table, mip_start, requirement="interval", cells="sensitive").exposed
             raise InputError("the given start pattern does not protect every sensitive cell: "
                              f"it exposes {list(exposed)}")
@@ -222,7 +224,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     t0 = time.perf_counter()
     if ny and inst.protected.size:  # protecting the candidate set often protects all
         for subset in ([inst.keep(focus)] if focus is not None else []) + [inst]:
-            greedy = _candidate_vector(inst, incremental_attacker(subset))
+            greedy = candidate_mask(inst.table, inst.candidates,
+                                    incremental_attacker(subset)).astype(float)
             if oracle.separate(greedy, decide=True)[0]:
                 record("heuristic", y=prune(greedy, np.argsort(-weights_y)))
                 break
@@ -287,16 +290,6 @@ def _model_size(inst: IntervalInstance, oracle: CapacityOracle, num_root_cuts: i
     return dict(candidates=int(inst.candidates.size), protected=int(inst.protected.size),
                 root_cuts=num_root_cuts, attacker_lps=oracle.num_lp_solves,
                 max_flows=oracle.num_flow_solves)
-
-
-def _candidate_vector(inst: IntervalInstance, cells) -> np.ndarray:
-    """A pattern (cell ids; sensitive ones ignored) as a 0/1 vector over the candidates."""
-    mask = inst.table.pattern(cells) & ~inst.table.sensitive
-    outside = np.setdiff1d(np.flatnonzero(mask), inst.candidates)
-    if outside.size:
-        raise PatternError(f"cells {outside.tolist()} cannot be suppressed under these "
-                           "options", cells=tuple(map(int, outside)))
-    return mask[inst.candidates].astype(float)
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record):

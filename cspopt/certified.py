@@ -38,7 +38,7 @@ from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
 from cspopt.lagrangian import (LagrangianState, PathOracle, cutting_plane, exclusion_search,
                                path_heuristic, subgradient)
 from cspopt.result import SolveResult, integral_bound, relative_gap
-from cspopt.table import suppression_options
+from cspopt.table import candidate_mask, suppression_options
 
 __all__ = ["solve", "bound", "certify", "METHODS", "DUALS"]
 
@@ -78,23 +78,12 @@ def resolve_protection(table, protection: str) -> str:
     return protection
 
 
-def _given_pattern(inst, cells, what: str) -> tuple[int, ...]:
-    """Complementary suppressions of an outside pattern; every one must be a candidate."""
-    mask = inst.table.pattern(cells) & ~inst.table.sensitive
-    outside = [int(c) for c in np.flatnonzero(mask) if inst.x_index[c] < 0]
-    if outside:
-        raise InputError(f"{what} suppresses cells {outside} that the options forbid")
-    return tuple(int(c) for c in np.flatnonzero(mask))
-
-
 def _start_mask(inst, cells) -> np.ndarray:
     """A start pattern as a candidate mask, after the exact audit of the instance."""
-    pattern = _given_pattern(inst, cells, "the start pattern")
-    checked = audit_pattern(inst, pattern)
+    mask = candidate_mask(inst.table, inst.candidates, cells, "the start pattern")
+    checked = audit_pattern(inst, _pattern(inst, mask))
     if not checked.protected:
         raise InputError(f"the start pattern exposes sensitive cells {list(checked.exposed)}")
-    mask = np.zeros(inst.candidates.size, dtype=bool)
-    mask[inst.x_index[list(pattern)]] = True
     return mask
 
 
@@ -454,7 +443,7 @@ def certify(
         multipliers, stopped = None, solved.termination
     else:
         inst = _instance(table, model, options)
-        pattern = _given_pattern(inst, pattern, "the pattern")
+        pattern = _pattern(inst, candidate_mask(inst.table, inst.candidates, pattern))
         checked = audit_pattern(inst, pattern)
         weights = inst.weights
         # The branch-and-cut first, from the pattern (when safe, the incumbent to beat): its

@@ -29,7 +29,7 @@ from cspopt.errors import (
 )
 from cspopt.structure import Dimension, relations_from_labels
 
-__all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS",
+__all__ = ["CellStatus", "Relations", "Table", "candidate_mask", "cell_costs", "COST_PRESETS",
            "suppression_options", "total_cells"]
 
 
@@ -114,6 +114,20 @@ def suppression_options(table: "Table", weights=None, must_publish=None, *,
     if clash.size:
         raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
     return np.asarray(weights, float), published
+
+
+def candidate_mask(table: "Table", candidates: np.ndarray, cells,
+                   what: str = "the pattern") -> np.ndarray:
+    """A pattern (cell ids or mask; sensitive cells ignored) as a boolean mask over
+    ``candidates``, the cells a model may suppress. A suppressed cell outside them (a
+    published, zero or total cell under the options) is a :class:`PatternError` naming it.
+    """
+    mask = table.pattern(cells) & ~table.sensitive
+    outside = np.setdiff1d(np.flatnonzero(mask), candidates)
+    if outside.size:
+        raise PatternError(f"{what} suppresses cells {outside.tolist()} that the options "
+                           "forbid", cells=tuple(map(int, outside)))
+    return mask[candidates]
 
 
 class Relations:

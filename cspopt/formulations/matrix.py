@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from cspopt.errors import InputError
 from cspopt.formulations.instance import ExactInstance
+from cspopt.table import candidate_mask
 
 __all__ = ["MatrixModel", "PathBlock", "build_matrix"]
 
@@ -67,17 +68,15 @@ class MatrixModel:
     def start_vector(self, suppressed) -> np.ndarray:
         """A full feasible solution from a pattern: ``x`` plus one path per protected cell.
 
-        Raises :class:`InputError` when the pattern does not protect a modelled cell.
+        Raises :class:`InputError` when the pattern does not protect a modelled cell, and
+        :class:`PatternError` when it suppresses a cell outside the model.
         """
         inst = self.instance
-        cells = np.asarray(list(suppressed), dtype=np.int64)
+        chosen = candidate_mask(inst.table, inst.candidates, suppressed, "the start pattern")
         x = np.zeros(self.cost.size)
-        pos = inst.x_index[cells] if cells.size else cells
-        if np.any(pos < 0):
-            raise InputError("the start pattern suppresses cells outside the model")
-        x[pos] = 1.0
+        x[: self.num_x] = chosen  # x comes first, in candidate order
         usable = np.zeros(inst.table.num_cells, bool)
-        usable[cells] = True
+        usable[inst.candidates[chosen]] = True
         usable[inst.table.sensitive_cells] = True
         for p, k in enumerate(inst.protected_cells.tolist()):
             chosen = None
