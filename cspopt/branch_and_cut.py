@@ -163,7 +163,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                          preprocessing: bool = True, separation: str = "auto",
                          candidate_sets: bool = False,
                          mip_start=None, instance: IntervalInstance | None = None,
-                         progress: Callable[[dict], None] | None = None) -> SolveResult:
+                         progress: Callable[[dict], None] | None = None,
+                         final_audit: Callable[[tuple], object] | None = None) -> SolveResult:
     """Solve the interval-protection problem by branch-and-cut on ``y`` (SCIP).
 
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
@@ -174,7 +175,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     bound weaker (GenSup I 100x100 and Smith 30x30 end worse in 60 s), hence off by default.
     The result has the fields of every cspopt solve; its pattern passes :func:`cspopt.audit`
     with ``requirement="interval"`` and its lower bound is SCIP's dual bound (rounded up under
-    integer weights).
+    integer weights). A caller that states another problem as this one passes its own audit
+    as ``final_audit`` (cell ids -> audit result, raising :class:`SolverError` on an exposing
+    pattern); it then replaces the interval audit rather than running beside it.
     """
     started = time.perf_counter()
     if time_limit is not None and not time_limit > 0:
@@ -187,7 +190,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     ny = inst.candidates.size
     if not oracle.separate(np.ones(ny), decide=True)[0]:  # not even suppressing everything
         return _result(table, inst, oracle, dict(y=None, upper=math.inf, lower=math.inf),
-                       "infeasible", [], {}, started, num_root_cuts=0)
+                       "infeasible", [], {}, started, num_root_cuts=0, final_audit=final_audit)
     weights_y = inst.weights[inst.candidates]
     history: list[dict] = []
     timings: dict[str, float] = {}
@@ -255,17 +258,22 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             timings["branch_and_cut"] = time.perf_counter() - t0
             record("scip", lower=lower, y=y)
     return _result(table, inst, oracle, best, termination, history, timings, started,
-                   num_root_cuts=len(root_cuts))
+                   num_root_cuts=len(root_cuts), final_audit=final_audit)
 
 
 def _result(table, inst, oracle, best, termination, history, timings, started, *,
-            num_root_cuts: int) -> SolveResult:
+            num_root_cuts: int, final_audit) -> SolveResult:
     suppressed, objective, checked = (), math.nan, None
     lower = best["lower"]
     if best["y"] is not None:
         suppressed = tuple(int(c) for c in inst.candidates[best["y"] > 0.5])
         objective = best["upper"]
-        checked = audit_interval_pattern(table, suppressed, timings, "branch-and-cut")
+        if final_audit is None:
+            checked = audit_interval_pattern(table, suppressed, timings, "branch-and-cut")
+        else:
+            t0 = time.perf_counter()
+            checked = final_audit(suppressed)
+            timings["audit"] = time.perf_counter() - t0
         lower = min(lower, objective)
     elif not inst.protected.size or not inst.candidates.size:
         suppressed, objective, lower = (), 0.0, 0.0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from functools import partial
 
 import numpy as np
 
@@ -75,8 +76,8 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
     """Solve ``inst`` by the branch-and-cut on ``x`` (SCIP, minimum-cut separation).
 
     The pattern passes the exact audit of ``inst``
-    (:func:`~cspopt.formulations.solve.audit_pattern`), besides the interval audit of the
-    translated problem that the branch-and-cut runs itself.
+    (:func:`~cspopt.formulations.solve.audit_pattern`), which the branch-and-cut runs in place
+    of its interval audit of the translated problem.
     ``mip_start`` (cell ids) must protect every cell.
     """
     from cspopt.branch_and_cut import solve_branch_and_cut
@@ -94,19 +95,14 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
             safe=tuple(map(int, inst.safe_cells)), timings={"audit": elapsed, "total": elapsed},
             model_size={"protected": 0}, audit=checked)
     table, published = exact_as_interval(inst)
+    # the exact audit of inst replaces the interval audit of the translation (the two agree,
+    # tests/test_cutset.py; running both took 1.5 s of 3 s on a 200x150 table)
     result = solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
                                   weights=inst.weights, must_publish=published,
-                                  mip_start=mip_start, progress=progress)
-    timings = dict(result.timings)
-    checked = None
-    if result.status in ("optimal", "feasible"):
-        t0 = time.perf_counter()
-        checked = audit_pattern(inst, result.suppressed, method=method)
-        spent = time.perf_counter() - t0
-        timings["audit"] = timings.get("audit", 0.0) + spent
-        timings["total"] = timings.get("total", 0.0) + spent
+                                  mip_start=mip_start, progress=progress,
+                                  final_audit=partial(audit_pattern, inst, method=method))
     size = dict(result.model_size, protected=int(inst.protected_cells.size))
     return dataclasses.replace(
-        result, method=method, model=inst.model, audit=checked, timings=timings, model_size=size,
+        result, method=method, model=inst.model, model_size=size,
         proof="branch-and-cut" if result.proven_optimal else "",
         unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)))
