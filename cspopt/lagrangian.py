@@ -564,7 +564,8 @@ def subgradient(
         state.incumbent = incumbent.copy()
         state.upper_bound = float(weights[incumbent].sum())
     since_better = 0
-    z_path, path_best, ascended_from = -math.inf, lam, None  # the steps' own best point
+    z_path, path_best = -math.inf, lam  # the steps' own best point (the ascent's may be higher)
+    ascent_due = False  # the steps found a better point since the last ascent
     center, z_center, direction = lam, -math.inf, None
     while True:
         t_iter = time.perf_counter()
@@ -584,13 +585,13 @@ def subgradient(
         state.iterations += 1
         better = z > z_path + 1e-9
         if better:
-            z_path, path_best = z, lam.copy()
+            z_path, path_best, ascent_due = z, lam.copy(), True
         if z > state.lower_bound + 1e-9:
             state.lower_bound, state.best_multipliers = z, path_best
-        if ascent_every and ascended_from is not path_best and (
+        if ascent_every and ascent_due and (
                 state.iterations % ascent_every == 0 or state.iterations >= max_iterations):
             _ascend(oracle, state, path_best)
-            ascended_from = path_best
+            ascent_due = False
         if heuristic_every and (state.iterations == 1 or
                                 state.iterations % heuristic_every == 0):
             _offer_heuristic(oracle, state, weights, x | (g > 0).any(axis=0))
