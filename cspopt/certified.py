@@ -35,8 +35,8 @@ from cspopt.errors import InputError
 from cspopt.formulations.cutset import solve_cutset
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
-from cspopt.lagrangian import (LagrangianState, PathOracle, cutting_plane, exclusion_search,
-                               path_heuristic, subgradient)
+from cspopt.lagrangian import (LagrangianState, Multipliers, PathOracle, cutting_plane,
+                               exclusion_search, path_heuristic, subgradient)
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import candidate_mask, suppression_options
 
@@ -100,7 +100,7 @@ def solve(
     dual: str = "volume",
     time_limit: float | None = None,
     max_iterations: int = 200,
-    multipliers: np.ndarray | None = None,
+    multipliers: Multipliers | np.ndarray | None = None,
     start: Iterable[int] | None = None,
     solver: str = "highs",
     gap: float = 1e-6,
@@ -138,8 +138,10 @@ def solve(
         Seconds for the whole call.
     max_iterations : int
         Lagrangian iterations.
-    multipliers : ndarray, optional
-        Warm start (``result.multipliers`` of an earlier call on the same instance).
+    multipliers : Multipliers or ndarray, optional
+        Warm start: ``result.multipliers`` of an earlier call on the same instance (the
+        Lagrangian goes on from its steps' point and reports at least its bound), or an
+        array of multipliers (protected cells x candidates) to start from.
     start : iterable of int, optional
         A safe pattern (cell ids, e.g. another tool's) to start from, for every method: the
         first incumbent of the Lagrangian (when cheaper than the heuristic's, and after the
@@ -221,7 +223,7 @@ def solve(
         return SolveResult(method_name, "infeasible", "infeasible", (), math.nan, math.inf,
                            math.inf, False, "", inst.model, tuple(map(int, inst.protected_cells)),
                            tuple(map(int, inst.safe_cells)), _total(timings, started), {},
-                           tuple(history), None, state.best_multipliers)
+                           tuple(history), None, state.warm_start())
     termination, proof, checked = state.termination, "", None
     if math.isfinite(upper) and upper <= lower + 1e-9:
         termination, proof = "optimal", "lagrangian"
@@ -273,7 +275,7 @@ def solve(
                         dijkstra_calls=state.dijkstra_calls,
                         ms_per_path=round(1000 * state.dijkstra_seconds
                                           / max(state.dijkstra_calls, 1), 4)),
-        history=tuple(history), audit=checked, multipliers=state.best_multipliers)
+        history=tuple(history), audit=checked, multipliers=state.warm_start())
 
 
 #: options of the interval-protection methods (besides limits)
@@ -336,14 +338,16 @@ def bound(
     dual: str = "volume",
     time_limit: float | None = None,
     max_iterations: int = 200,
-    multipliers: np.ndarray | None = None,
+    multipliers: Multipliers | np.ndarray | None = None,
     instance=None,
     **options,
 ) -> SolveResult:
     """A valid lower bound on the optimum: the bound oracle.
 
     Exact disclosure: ``method="lagrangian"`` (``auto``) returns the best ``z(lambda)`` found
-    and its multipliers (pass them back as ``multipliers`` to warm-start); ``method="lp"``
+    and its :class:`~cspopt.lagrangian.Multipliers` (pass them back as ``multipliers`` to
+    warm-start: the next call goes on from there, and its bound is at least this one's;
+    ``multipliers.bound`` certifies the bound); ``method="lp"``
     solves the LP relaxation; ``method="mip"`` is the dual bound of the time-limited
     branch-and-cut on ``x`` (:func:`cspopt.formulations.cutset.solve_cutset`). Interval
     protection: ``method="capacity"`` (``auto``) is the LP over Fischetti–Salazar capacity

@@ -76,9 +76,11 @@ class SolveResult:
         here), plus method-specific keys (``phase``, ``ms``, ``step``, ...).
     audit : AuditResult or None
         The independent audit of the returned pattern.
-    multipliers : ndarray or None
-        Lagrangian multipliers ``lambda`` (protected cells x candidate cells) of the best
-        bound, for warm-starting the next call; ``None`` for methods without them.
+    multipliers : cspopt.lagrangian.Multipliers or None
+        What the Lagrangian leaves for warm-starting the next call (pass it as
+        ``multipliers=``): ``bound``, the multipliers (protected cells x candidate cells)
+        whose Lagrangian value is the best bound, and ``steps``, the subgradient's own best
+        point; ``None`` for methods without them.
     """
 
     method: str

@@ -12,8 +12,8 @@ from cspopt.errors import InputError
 from cspopt.formulations import build_instance, solve_exact
 from cspopt.generators import almeida_carvalho_set1, almeida_carvalho_set2
 from cspopt.io import read_table
-from cspopt.lagrangian import (PathOracle, cutting_plane, evaluate, exclusion_search,
-                               path_heuristic, project_capped, subgradient,
+from cspopt.lagrangian import (Multipliers, PathOracle, cutting_plane, evaluate,
+                               exclusion_search, path_heuristic, project_capped, subgradient,
                                tight_multipliers)
 
 from conftest import INSTANCES
@@ -80,6 +80,36 @@ def test_volume_rule_reaches_the_lp_bound(table, opts):
     halving = subgradient(oracle, incumbent=first, max_iterations=200,
                           rule="held-wolfe-crowder")
     assert halving.lower_bound < volume.lower_bound
+
+
+def test_warm_start_goes_on_from_the_steps_and_keeps_the_bound():
+    """A second call warm-started from the first one's :class:`Multipliers` continues it.
+
+    On this table (set 1 20x10 seed 5) the first call's bound comes from the dual ascent
+    (``bound``), 6 units above its steps' own best point (``steps``). Steps started from the
+    ascent's point hardly move (175.2 after 100 more iterations); from ``steps`` the second
+    call gets within 0.5 % of the LP bound 178, as 200 iterations in one call do."""
+    table = almeida_carvalho_set1(19, 9, seed=5)
+    inst = build_instance(table, "P", publish_zeros=True)
+    oracle = PathOracle(inst)
+    weights = inst.weights[inst.candidates]
+    lp = solve_exact(table, model="P", relax=True, publish_zeros=True).lower_bound
+    first = exclusion_search(oracle, path_heuristic(oracle, weights), weights)
+    cold = subgradient(oracle, incumbent=first, max_iterations=100, stop_on_proof=False)
+    start = cold.warm_start()
+    assert evaluate(oracle, start.bound)[0] == pytest.approx(cold.lower_bound)
+    assert evaluate(oracle, start.steps)[0] < cold.lower_bound - 1
+    warm = subgradient(oracle, incumbent=cold.incumbent, multipliers=start,
+                       max_iterations=100, stop_on_proof=False)
+    assert cold.lower_bound <= warm.lower_bound <= lp + 1e-6
+    assert warm.lower_bound >= lp * (1 - 0.005)
+    assert evaluate(oracle, warm.best_multipliers)[0] == pytest.approx(warm.lower_bound)
+    plane = cutting_plane(oracle, incumbent=cold.incumbent, multipliers=start, max_iterations=5)
+    assert cold.lower_bound - 1e-9 <= plane.lower_bound <= lp + 1e-6
+    wrong = Multipliers(bound=start.bound[:, 1:], steps=start.steps)
+    for run in (subgradient, cutting_plane):
+        with pytest.raises(InputError, match="shape"):
+            run(oracle, multipliers=wrong)
 
 
 @pytest.mark.parametrize("model", ["P", "PN"])
@@ -181,8 +211,10 @@ def test_bound_oracle_and_warm_start():
     cold = bound(t, max_iterations=20)
     assert cold.status == "bound_only" and cold.suppressed == () and math.isnan(cold.objective)
     assert cold.lower_bound <= optimum
+    assert isinstance(cold.multipliers, Multipliers)
     warm = bound(t, max_iterations=20, multipliers=cold.multipliers)
     assert cold.lower_bound - 1e-9 <= warm.lower_bound <= optimum
+    assert bound(t, max_iterations=20, multipliers=cold.multipliers.steps).lower_bound <= optimum
     lp = bound(t, method="lp")
     assert lp.lower_bound <= optimum
     with pytest.raises(InputError):
