@@ -100,7 +100,8 @@ def _interval_options(args: argparse.Namespace, table) -> dict:
         ("--model", args.model != "auto"), ("--tau", args.tau != 0),
         ("--iterations", args.iterations != 200),
         ("--dual", getattr(args, "dual", "volume") != "volume"),
-        ("--solver", getattr(args, "solver", "highs") != "highs")) if given]
+        ("--solver", getattr(args, "solver", "highs") != "highs"),
+        *_multiplier_flags(args)) if given]
     if exact_only:
         raise InputError(f"{', '.join(exact_only)}: for --protection exact; this table is "
                          "solved with interval protection (its sensitive cells carry "
@@ -108,6 +109,11 @@ def _interval_options(args: argparse.Namespace, table) -> dict:
     return interval_options(table, dict(weights=args.weights,
                                         publish_totals=args.publish_totals,
                                         publish_zeros=args.publish_zeros))
+
+
+def _multiplier_flags(args: argparse.Namespace) -> list[tuple[str, bool]]:
+    return [("--multipliers", getattr(args, "multipliers", None) is not None),
+            ("--save-multipliers", getattr(args, "save_multipliers", None) is not None)]
 
 
 def _load(args: argparse.Namespace):
@@ -199,10 +205,23 @@ def _cmd_bound(args: argparse.Namespace) -> int:
         result = cspopt.bound(table, method=args.method, protection="interval",
                               time_limit=args.time_limit, **_interval_options(args, table))
     else:
-        extra = ({"dual": args.dual, "max_iterations": args.iterations}
-                 if args.method in ("auto", "lagrangian") else {})
+        lagrangian = args.method in ("auto", "lagrangian")
+        other = [flag for flag, given in (
+            ("--dual", args.dual != "volume"), ("--iterations", args.iterations != 200),
+            *_multiplier_flags(args)) if given]
+        if other and not lagrangian:
+            raise InputError(f"{', '.join(other)}: for the Lagrangian bound (--method "
+                             f"lagrangian), not --method {args.method}")
+        extra = {}
+        if lagrangian:
+            from cspopt.lagrangian import Multipliers
+
+            extra = dict(dual=args.dual, max_iterations=args.iterations, multipliers=(
+                None if args.multipliers is None else Multipliers.load(args.multipliers)))
         result = cspopt.bound(table, method=args.method, protection="exact",
                               time_limit=args.time_limit, **extra, **_solve_options(args))
+        if args.save_multipliers is not None and result.multipliers is not None:
+            result.multipliers.save(args.save_multipliers)
     _print_result(result, args.json)
     return 0 if result.status == "bound_only" else 1
 
@@ -341,6 +360,11 @@ def _parser() -> argparse.ArgumentParser:
                         "compact model's LP bound, weaker) or mip (dual bound of a "
                         "time-limited branch-and-cut)")
     p.add_argument("--dual", choices=DUALS, default="volume")
+    p.add_argument("--multipliers", metavar="FILE.npz",
+                   help="warm start: the Lagrangian goes on from multipliers an earlier "
+                        "call saved (its bound is at least theirs)")
+    p.add_argument("--save-multipliers", metavar="FILE.npz",
+                   help="save the Lagrangian's multipliers for a later --multipliers")
     p.set_defaults(run=_cmd_bound)
 
     p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -235,6 +236,23 @@ class Multipliers:
     bound: np.ndarray
     steps: np.ndarray
 
+    def save(self, path) -> None:
+        """Write both arrays to ``path`` as ``.npz`` (:meth:`load` reads it back)."""
+        with open(path, "wb") as file:
+            np.savez_compressed(file, bound=self.bound, steps=self.steps)
+
+    @classmethod
+    def load(cls, path) -> Multipliers:
+        """Read what :meth:`save` wrote; anything else is an :class:`InputError`."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(bound=data["bound"], steps=data["steps"])
+        except OSError as exc:  # missing or unreadable
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, zipfile.BadZipFile):
+            raise InputError(f"{path}: not a multipliers file written by cspopt (.npz with "
+                             "arrays 'bound' and 'steps')") from None
+
 
 @dataclass
 class LagrangianState:
@@ -300,7 +318,9 @@ def given_multipliers(oracle: PathOracle, multipliers, state: LagrangianState):
             continue
         lam = np.array(lam, dtype=float)
         if lam.shape != shape:
-            raise InputError(f"multipliers must have shape {shape}, got {lam.shape}")
+            raise InputError(f"multipliers must have shape {shape} (protected cells x "
+                             f"candidate cells of this instance), got {lam.shape}: were they "
+                             "made for another table, model or options?")
         if np.any(~np.isfinite(lam)) or np.any(lam < 0):
             raise InputError("multipliers must be finite and >= 0")
         capped.append(project_capped(lam, weights))

@@ -145,6 +145,41 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert "exposes sensitive cells [5]" in capsys.readouterr().err
 
 
+def test_bound_warm_start_through_files(capsys, tmp_path):
+    """``cspopt bound --save-multipliers`` / ``--multipliers``: the bound oracle called as a
+    program, continued across calls; the second bound is at least the first."""
+    table = tmp_path / "s5.jj"
+    assert main(["generate", "ac-set1", "--rows", "19", "--cols", "9", "--seed", "5", "-o",
+                 str(table)]) == 0
+    first, second = tmp_path / "first.npz", tmp_path / "second.npz"
+    common = ["bound", str(table), "--protection", "exact", "--publish-zeros", "--json",
+              "--iterations", "60"]
+    capsys.readouterr()
+    assert main(common + ["--save-multipliers", str(first)]) == 0
+    cold = json.loads(capsys.readouterr().out)["lower_bound"]
+    assert main(common + ["--multipliers", str(first), "--save-multipliers", str(second)]) == 0
+    warm = json.loads(capsys.readouterr().out)["lower_bound"]
+    assert cold <= warm <= 178  # the LP bound of (P): set 1 20x10 seed 5
+    assert second.stat().st_size > 0
+    (tmp_path / "junk.npz").write_text("junk")
+    for args, message in (
+            (["--multipliers", str(tmp_path / "junk.npz")], "not a multipliers file"),
+            (["--multipliers", str(tmp_path / "missing.npz")], "No such file"),
+            (["--multipliers", str(first), "--method", "lp"], "--multipliers: for the "
+                                                              "Lagrangian"),
+            (["--multipliers", str(first), "--model", "P"], None)):
+        code = main(common + args)
+        err = capsys.readouterr().err
+        if message is None:  # (P) here has the same cells to protect and candidates
+            assert code == 0
+        else:
+            assert code == 2 and message in err, err
+    assert main(["bound", EX1, "--protection", "exact", "--multipliers", str(first)]) == 2
+    assert "were they made for another table" in capsys.readouterr().err
+    assert main(["bound", EX1, "--multipliers", str(first)]) == 2  # interval protection
+    assert "--multipliers: for --protection exact" in capsys.readouterr().err
+
+
 def test_interval_branch_and_cut_and_compact_from_the_cli(capsys):
     assert main(["solve", EX1, "--weights", "value", "--json"]) == 0
     bc = json.loads(capsys.readouterr().out)
