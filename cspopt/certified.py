@@ -55,6 +55,16 @@ def _instance(table, model, options):
     return build_instance(table, model, **options)
 
 
+def _refuse_lagrangian_options(method, dual, max_iterations, multipliers) -> None:
+    """Options of the Lagrangian are refused, naming them, where another method runs."""
+    given = [name for name, set_ in (
+        ("dual", dual != "volume"), ("max_iterations", max_iterations != 200),
+        ("multipliers", multipliers is not None)) if set_]
+    if given:
+        raise InputError(f"{', '.join(given)}: for the Lagrangian (method 'lagrangian' or "
+                         f"'auto'), not method {method!r}")
+
+
 def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limit, started,
               progress) -> LagrangianState:
     if dual not in DUALS:
@@ -176,6 +186,8 @@ def solve(
         raise InputError(f"time_limit must be positive, got {time_limit}")
     if not max_iterations >= 1:
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
+    if method in ("mip", "branch-and-cut"):
+        _refuse_lagrangian_options(method, dual, max_iterations, multipliers)
     if method == "mip":
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
                            threads=threads, verbose=verbose, instance=instance,
@@ -371,6 +383,8 @@ def bound(
             raise InputError("interval bounds: method must be 'auto', 'capacity', 'lp' or "
                              "'mip' (the Lagrangian bound is for protection='exact')")
         return _bound_only(run(table, time_limit=time_limit, **options))
+    if method in ("lp", "mip"):
+        _refuse_lagrangian_options(method, dual, max_iterations, multipliers)
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)

@@ -116,6 +116,17 @@ def _multiplier_flags(args: argparse.Namespace) -> list[tuple[str, bool]]:
             ("--save-multipliers", getattr(args, "save_multipliers", None) is not None)]
 
 
+def _refuse_lagrangian_flags(args: argparse.Namespace, *, applies: bool) -> None:
+    """Flags of the Lagrangian are refused, naming them, where another method runs."""
+    given = [flag for flag, set_ in (
+        ("--dual", args.dual != "volume"), ("--iterations", args.iterations != 200),
+        *_multiplier_flags(args)) if set_]
+    if given and not applies:
+        method = "--relax" if getattr(args, "relax", False) else f"--method {args.method}"
+        raise InputError(f"{', '.join(given)}: for the Lagrangian (--method lagrangian or "
+                         f"auto), not {method}")
+
+
 def _load(args: argparse.Namespace):
     """Read the table, with strict (ONS) protection levels when ``--strict`` is given."""
     from cspopt.io import read_table
@@ -178,11 +189,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             if progress is not None:
                 print(file=sys.stderr)
     elif args.relax or args.method == "mip":
+        _refuse_lagrangian_flags(args, applies=False)
         result = solve_exact(
             table, relax=args.relax, solver=args.solver, route=args.route,
             time_limit=args.time_limit, gap=args.gap, threads=args.threads,
             verbose=args.verbose, mip_start=start, **_solve_options(args))
     else:
+        _refuse_lagrangian_flags(args, applies=args.method != "branch-and-cut")
         progress = _progress_printer(sys.stderr.isatty() or args.verbose)
         result = cspopt.solve(
             table, protection="exact", method=args.method, dual=args.dual, solver=args.solver,
@@ -206,12 +219,7 @@ def _cmd_bound(args: argparse.Namespace) -> int:
                               time_limit=args.time_limit, **_interval_options(args, table))
     else:
         lagrangian = args.method in ("auto", "lagrangian")
-        other = [flag for flag, given in (
-            ("--dual", args.dual != "volume"), ("--iterations", args.iterations != 200),
-            *_multiplier_flags(args)) if given]
-        if other and not lagrangian:
-            raise InputError(f"{', '.join(other)}: for the Lagrangian bound (--method "
-                             f"lagrangian), not --method {args.method}")
+        _refuse_lagrangian_flags(args, applies=lagrangian)
         extra = {}
         if lagrangian:
             from cspopt.lagrangian import Multipliers

@@ -143,6 +143,9 @@ def test_solve_methods_plot_bound_certify(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["suppressed"] == [4, 10, 11]
     assert main(["solve", EX1, "--start", "4,10", "--protection", "exact"]) == 2  # unsafe
     assert "exposes sensitive cells [5]" in capsys.readouterr().err
+    assert main(["solve", EX1, "--protection", "exact", "--method", "mip", "--iterations",
+                 "50"]) == 2  # a Lagrangian flag where the compact MIP runs
+    assert "--iterations: for the Lagrangian" in capsys.readouterr().err
 
 
 def test_bound_warm_start_through_files(capsys, tmp_path):

@@ -221,6 +221,11 @@ def test_bound_oracle_and_warm_start():
         bound(t, multipliers=np.ones((2, 2)))
     with pytest.raises(InputError):
         bound(t, method="volume")
+    with pytest.raises(InputError, match="multipliers: for the Lagrangian"):
+        bound(t, method="lp", multipliers=cold.multipliers)
+    with pytest.raises(InputError, match="dual, max_iterations: for the Lagrangian"):
+        cspopt.solve(t, protection="exact", method="branch-and-cut", dual="cutting-plane",
+                     max_iterations=50)
     with pytest.raises(InputError, match="protection='exact'"):  # auto picks interval here
         cspopt.bound(t, multipliers=cold.multipliers)
 
