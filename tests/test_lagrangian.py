@@ -5,6 +5,8 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cspopt
 from cspopt import Table, audit
@@ -110,6 +112,32 @@ def test_warm_start_goes_on_from_the_steps_and_keeps_the_bound():
     for run in (subgradient, cutting_plane):
         with pytest.raises(InputError, match="shape"):
             run(oracle, multipliers=wrong)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), scale=st.floats(0.0, 3.0),
+       model=st.sampled_from(["P", "PN"]))
+def test_any_warm_start_gives_a_valid_bound(seed, scale, model):
+    """Whatever multipliers a caller passes (above the caps, zero, random), the bound is at
+    most the brute-force optimum, a :class:`Multipliers`' own bound is kept, and the best
+    multipliers certify the bound."""
+    table = next(tiny_tables(1, seed))
+    optimum = brute_force(table, model)
+    inst = build_instance(table, model)
+    oracle = PathOracle(inst)
+    weights = inst.weights[inst.candidates]
+    rng = np.random.default_rng(seed)
+    shape = (inst.protected_cells.size, inst.candidates.size)
+    start = Multipliers(bound=scale * rng.random(shape) * weights,
+                        steps=scale * rng.random(shape) * weights)
+    state = subgradient(oracle, multipliers=start, max_iterations=10)
+    assert state.lower_bound <= optimum + 1e-9
+    if math.isinf(optimum):
+        assert state.termination == "infeasible"
+        return
+    kept = evaluate(oracle, project_capped(start.bound.copy(), weights))[0]
+    assert state.lower_bound >= kept - 1e-9
+    assert evaluate(oracle, state.best_multipliers)[0] == pytest.approx(state.lower_bound)
 
 
 @pytest.mark.parametrize("model", ["P", "PN"])
