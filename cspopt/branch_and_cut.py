@@ -164,7 +164,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                          candidate_sets: bool = False,
                          mip_start=None, instance: IntervalInstance | None = None,
                          progress: Callable[[dict], None] | None = None,
-                         final_audit: Callable[[tuple], object] | None = None) -> SolveResult:
+                         final_audit: Callable[[tuple], object] | None = None,
+                         lower_bound: float = 0.0) -> SolveResult:
     """Solve the interval-protection problem by branch-and-cut on ``y`` (SCIP).
 
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
@@ -178,6 +179,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     integer weights). A caller that states another problem as this one passes its own audit
     as ``final_audit`` (cell ids -> audit result, raising :class:`SolverError` on an exposing
     pattern); it then replaces the interval audit rather than running beside it.
+    ``lower_bound`` is a bound the caller has proven for the same objective (the certified
+    pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
+    meets it, instead of proving that again (SCIP's ``limits/primal``).
     """
     started = time.perf_counter()
     if time_limit is not None and not time_limit > 0:
@@ -194,7 +198,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     weights_y = inst.weights[inst.candidates]
     history: list[dict] = []
     timings: dict[str, float] = {}
-    best = dict(y=None, upper=math.inf, lower=0.0)
+    best = dict(y=None, upper=math.inf, lower=max(float(lower_bound), 0.0))
 
     def record(phase: str, lower: float | None = None, y=None) -> None:
         changed = False
@@ -254,7 +258,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             t0 = time.perf_counter()
             termination, lower, y = _run_scip(inst, oracle, root_cuts, best["y"],
                                               time_limit=remaining, gap=gap, verbose=verbose,
-                                              record=record)
+                                              record=record, stop_at=best["lower"])
             timings["branch_and_cut"] = time.perf_counter() - t0
             record("scip", lower=lower, y=y)
     return _result(table, inst, oracle, best, termination, history, timings, started,
@@ -300,9 +304,12 @@ def _model_size(inst: IntervalInstance, oracle: CapacityOracle, num_root_cuts: i
                 max_flows=oracle.num_flow_solves)
 
 
-def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record):
+def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,
+              stop_at: float):
     ny = inst.candidates.size
     model = new_scip("cspopt-bc", time_limit=time_limit, gap=gap, verbose=verbose)
+    if stop_at > 0:  # an incumbent this cheap is optimal: the caller proved the bound
+        model.setParam("limits/primal", stop_at + 1e-9 * max(1.0, stop_at))
     # presolve is safe with the handler's locks (1/2 the time on GenSup I 50x50); a restart
     # would re-create the variables the handler holds
     model.setParam("presolving/maxrestarts", 0)

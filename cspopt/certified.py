@@ -15,7 +15,12 @@ The pipeline follows Almeida & Carvalho (2005) §5:
    cut, :mod:`cspopt.formulations.cutset`), by branch-and-cut in SCIP: it proves the tables
    that the compact MIP on HiGHS left open, in a fraction of the time. The paper also added
    the bounds as constraints, which helped CPLEX. With HiGHS they slowed the compact MIP
-   down, so ``solve_exact(objective_floor=...)`` offers that as an option only.
+   down, so ``solve_exact(objective_floor=...)`` offers that as an option only. The
+   branch-and-cut gets the Lagrangian bound instead as a proven bound: it starts from it and
+   stops at the first incumbent that meets it (SCIP's primal limit), which saves the search
+   where SCIP's own bound stays lower, as it can for (P_N). On the 16 design tables up to
+   60x60 that reach this stage it changed nothing measurable (7.3 s and 7.2 s for their
+   branch-and-cut phases): there the root LP closes the gap by itself.
 
 Every incumbent passes the independent audit before it is returned.
 """
@@ -255,7 +260,8 @@ def solve(
 
             final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
                                  mip_start=pattern if math.isfinite(upper) else None,
-                                 progress=combined if progress is not None else None)
+                                 progress=combined if progress is not None else None,
+                                 lower_bound=lower)
             timings["branch_and_cut"] = final.timings.get("total", 0.0)
             method_name += "+" + final.method
             if final.status in ("optimal", "feasible") and final.objective < upper - 1e-9:

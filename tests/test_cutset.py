@@ -139,6 +139,22 @@ def test_pipeline_closes_the_gap_by_branch_and_cut(open_gap_table):
         cspopt.solve(table, protection="exact", solver="scip")
 
 
+def test_a_proven_lower_bound_stops_the_branch_and_cut_early(open_gap_table):
+    """The pipeline hands its Lagrangian bound (12 here) to the branch-and-cut: started from
+    a pattern at that bound, no SCIP search runs; started from 13, SCIP stops at the first
+    incumbent of 12 (its primal limit) with the optimum proven."""
+    table, optimum, _ = open_gap_table
+    inst = build_instance(table, "PN")
+    at_bound = solve_cutset(inst, mip_start=optimum.suppressed, lower_bound=12)
+    assert at_bound.proven_optimal and at_bound.objective == 12
+    assert "branch_and_cut" not in at_bound.timings and at_bound.audit.protected
+    worse = cspopt.solve(table, protection="exact", model="PN", method="lagrangian")
+    assert worse.objective == 13
+    stopped = solve_cutset(inst, mip_start=worse.suppressed, lower_bound=12, time_limit=60)
+    assert stopped.proven_optimal and stopped.objective == 12 and stopped.audit.protected
+    assert stopped.lower_bound == 12
+
+
 def test_every_method_starts_from_a_given_pattern(open_gap_table):
     """The optimum as ``start``: the Lagrangian alone then proves it (without the start its
     incumbent is 13); the other methods return it within a short budget. Unsafe starts and

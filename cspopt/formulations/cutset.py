@@ -72,13 +72,16 @@ def exact_as_interval(inst: ExactInstance):
 
 
 def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: float = 1e-6,
-                 mip_start=None, verbose: bool = False, progress=None) -> SolveResult:
+                 mip_start=None, verbose: bool = False, progress=None,
+                 lower_bound: float = 0.0) -> SolveResult:
     """Solve ``inst`` by the branch-and-cut on ``x`` (SCIP, minimum-cut separation).
 
     The pattern passes the exact audit of ``inst``
     (:func:`~cspopt.formulations.solve.audit_pattern`), which the branch-and-cut runs in place
     of its interval audit of the translated problem.
-    ``mip_start`` (cell ids) must protect every cell.
+    ``mip_start`` (cell ids) must protect every cell. ``lower_bound``: a bound proven
+    elsewhere for ``inst`` (the pipeline's Lagrangian bound); the solve stops when an
+    incumbent meets it.
     """
     from cspopt.branch_and_cut import solve_branch_and_cut
     from cspopt.formulations.solve import audit_pattern
@@ -100,7 +103,8 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
     result = solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
                                   weights=inst.weights, must_publish=published,
                                   mip_start=mip_start, progress=progress,
-                                  final_audit=partial(audit_pattern, inst, method=method))
+                                  final_audit=partial(audit_pattern, inst, method=method),
+                                  lower_bound=lower_bound)
     size = dict(result.model_size, protected=int(inst.protected_cells.size))
     return dataclasses.replace(
         result, method=method, model=inst.model, model_size=size,

@@ -15,7 +15,7 @@ TERMINATION = {"optimal": "optimal", "timelimit": "time_limit", "infeasible": "i
                 "gaplimit": "optimal", "userinterrupt": "interrupted", "nodelimit": "interrupted",
                 "sollimit": "interrupted", "bestsollimit": "interrupted",
                 "totalnodelimit": "interrupted", "stallnodelimit": "interrupted",
-                "memlimit": "interrupted"}
+                "memlimit": "interrupted", "primallimit": "interrupted"}
 
 
 def new_scip(name: str, *, time_limit, gap: float, verbose: bool):
