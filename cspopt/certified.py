@@ -60,11 +60,17 @@ def _instance(table, model, options):
     return build_instance(table, model, **options)
 
 
-def _refuse_lagrangian_options(method, dual, max_iterations, multipliers) -> None:
+def _non_defaults(**arguments) -> list[str]:
+    """The names of ``arguments`` that differ from :func:`solve`'s defaults, sorted."""
+    defaults = inspect.signature(solve).parameters
+    return sorted(k for k, v in arguments.items()
+                  if ((v is not None) if defaults[k].default is None
+                      else v != defaults[k].default))
+
+
+def _refuse_lagrangian_options(method, **lagrangian) -> None:
     """Options of the Lagrangian are refused, naming them, where another method runs."""
-    given = [name for name, set_ in (
-        ("dual", dual != "volume"), ("max_iterations", max_iterations != 200),
-        ("multipliers", multipliers is not None)) if set_]
+    given = _non_defaults(**lagrangian)
     if given:
         raise InputError(f"{', '.join(given)}: for the Lagrangian (method 'lagrangian' or "
                          f"'auto'), not method {method!r}")
@@ -192,7 +198,8 @@ def solve(
     if not max_iterations >= 1:
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
     if method in ("mip", "branch-and-cut"):
-        _refuse_lagrangian_options(method, dual, max_iterations, multipliers)
+        _refuse_lagrangian_options(method, dual=dual, max_iterations=max_iterations,
+                                   multipliers=multipliers)
     if method == "mip":
         return solve_exact(table, model=model, solver=solver, time_limit=time_limit, gap=gap,
                            threads=threads, verbose=verbose, instance=instance,
@@ -309,10 +316,7 @@ def interval_options(table, options: dict, **exact) -> dict:
     :class:`InputError`, as is any other option (a caller passing them has exact disclosure
     in mind, and ``protection="auto"`` picked interval).
     """
-    defaults = inspect.signature(solve).parameters
-    ignored = sorted(set(options) - _INTERVAL_OPTIONS) + sorted(
-        k for k, v in exact.items()
-        if ((v is not None) if defaults[k].default is None else v != defaults[k].default))
+    ignored = sorted(set(options) - _INTERVAL_OPTIONS) + _non_defaults(**exact)
     if ignored:
         raise InputError(f"{', '.join(ignored)}: exact-disclosure option(s), but this is "
                          "interval protection (the table's sensitive cells carry protection "
@@ -390,7 +394,8 @@ def bound(
                              "'mip' (the Lagrangian bound is for protection='exact')")
         return _bound_only(run(table, time_limit=time_limit, **options))
     if method in ("lp", "mip"):
-        _refuse_lagrangian_options(method, dual, max_iterations, multipliers)
+        _refuse_lagrangian_options(method, dual=dual, max_iterations=max_iterations,
+                                   multipliers=multipliers)
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)

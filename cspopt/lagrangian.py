@@ -298,23 +298,19 @@ def project_capped(lam: np.ndarray, caps: np.ndarray) -> np.ndarray:
     return lam
 
 
-def _validated_start(oracle: PathOracle, multipliers, state: LagrangianState):
-    """Validate a warm start and return where the steps start (a capped copy).
+def _validated_start(oracle: PathOracle, multipliers):
+    """``(certificate, steps)``: a warm start validated and capped (copies).
 
-    ``multipliers`` is an array (protected cells x candidates) or a previous run's
-    :class:`Multipliers`. For the latter, the bound of its ``bound`` multipliers is recorded
-    in ``state`` first, so a warm-started run never reports less than the run it continues.
+    ``multipliers`` is an array (protected cells x candidates), which is ``steps`` (the
+    certificate is then ``None``), or a previous run's :class:`Multipliers`, whose ``bound``
+    is the certificate: a warm-started run starts its bound there, so it never reports less
+    than the run it continues.
     """
     inst = oracle.inst
     weights = inst.weights[inst.candidates]
     shape = (inst.protected_cells.size, inst.candidates.size)
-    arrays = ((multipliers.bound, multipliers.steps) if isinstance(multipliers, Multipliers)
-              else (None, multipliers))
-    capped = []
-    for lam in arrays:
-        if lam is None:
-            capped.append(None)
-            continue
+
+    def capped(lam):
         lam = np.array(lam, dtype=float)
         if lam.shape != shape:
             raise InputError(f"multipliers must have shape {shape} (protected cells x "
@@ -322,12 +318,11 @@ def _validated_start(oracle: PathOracle, multipliers, state: LagrangianState):
                              "made for another table, model or options?")
         if np.any(~np.isfinite(lam)) or np.any(lam < 0):
             raise InputError("multipliers must be finite and >= 0")
-        capped.append(project_capped(lam, weights))
-    certificate, steps = capped
-    if certificate is not None:
-        state.lower_bound, _ = evaluate(oracle, certificate, state)
-        state.best_multipliers = certificate
-    return steps
+        return project_capped(lam, weights)
+
+    if isinstance(multipliers, Multipliers):
+        return capped(multipliers.bound), capped(multipliers.steps)
+    return None, capped(multipliers)
 
 
 def end_multipliers(oracle: PathOracle) -> np.ndarray:
@@ -630,7 +625,10 @@ def subgradient(
     state = LagrangianState(multipliers=np.zeros((num_k, num_x)))
     evaluated = None  # (z, paths) of the starting point when already known
     if multipliers is not None:
-        lam = _validated_start(oracle, multipliers, state)
+        certificate, lam = _validated_start(oracle, multipliers)
+        if certificate is not None:
+            state.lower_bound, _ = evaluate(oracle, certificate, state)
+            state.best_multipliers = certificate
     elif volume:
         lam = end_multipliers(oracle)  # inside the capped set
     else:
@@ -751,10 +749,9 @@ def cutting_plane(
     if incumbent is not None:
         state.incumbent = incumbent.copy()
         state.upper_bound = float(weights[incumbent].sum())
-    if multipliers is not None:  # the center is the best point: a Multipliers' bound one
-        center = _validated_start(oracle, multipliers, state)
-        if state.best_multipliers is not None:
-            center = state.best_multipliers
+    if multipliers is not None:  # the center is the best point: a Multipliers' certificate
+        certificate, steps = _validated_start(oracle, multipliers)
+        center = steps if certificate is None else certificate
         z0, center_paths = evaluate(oracle, center, state)
     else:
         center, z0, center_paths = initial_multipliers(oracle, state)
