@@ -7,6 +7,7 @@ exposed cell, 2 bad input (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import logging
 import sys
@@ -15,12 +16,18 @@ from pathlib import Path
 
 
 from cspopt import __version__
-from cspopt.certified import DUALS, interval_options, resolve_protection
+from cspopt.certified import DUALS, interval_options, resolve_protection, solve
 from cspopt.errors import CspoptError, InputError, PatternError
 
 __all__ = ["main"]
 
 log = logging.getLogger("cspopt")
+
+#: The defaults of the exact-disclosure flags are :func:`cspopt.solve`'s, read from it once.
+_SOLVE_DEFAULTS = {name: p.default for name, p in inspect.signature(solve).parameters.items()}
+#: Flags of the Lagrangian, and of the exact-disclosure models, with the parameter each sets.
+_LAGRANGIAN_FLAGS = {"--dual": "dual", "--iterations": "max_iterations"}
+_EXACT_FLAGS = {"--model": "model", "--solver": "solver", **_LAGRANGIAN_FLAGS}
 
 
 def _parse_ids(spec: str) -> list[int]:
@@ -96,12 +103,8 @@ def _solve_options(args: argparse.Namespace) -> dict:
 def _interval_options(args: argparse.Namespace, table) -> dict:
     """Weights and must-publish cells for interval protection. Flags of the exact-disclosure
     models are refused, naming them, rather than ignored."""
-    exact_only = [flag for flag, given in (
-        ("--model", args.model != "auto"), ("--tau", args.tau != 0),
-        ("--iterations", args.iterations != 200),
-        ("--dual", getattr(args, "dual", "volume") != "volume"),
-        ("--solver", getattr(args, "solver", "highs") != "highs"),
-        *_multiplier_flags(args)) if given]
+    exact_only = [*_flags_given(args, _EXACT_FLAGS), *(["--tau"] if args.tau != 0 else []),
+                  *_multiplier_flags(args)]
     if exact_only:
         raise InputError(f"{', '.join(exact_only)}: for --protection exact; this table is "
                          "solved with interval protection (its sensitive cells carry "
@@ -111,16 +114,21 @@ def _interval_options(args: argparse.Namespace, table) -> dict:
                                         publish_zeros=args.publish_zeros))
 
 
-def _multiplier_flags(args: argparse.Namespace) -> list[tuple[str, bool]]:
-    return [("--multipliers", getattr(args, "multipliers", None) is not None),
-            ("--save-multipliers", getattr(args, "save_multipliers", None) is not None)]
+def _flags_given(args: argparse.Namespace, flags: dict[str, str]) -> list[str]:
+    """Those of ``flags`` (flag: solve() parameter) this command has and set to other than
+    solve()'s default."""
+    return [flag for flag, param in flags.items()
+            if getattr(args, flag[2:], _SOLVE_DEFAULTS[param]) != _SOLVE_DEFAULTS[param]]
+
+
+def _multiplier_flags(args: argparse.Namespace) -> list[str]:
+    return [flag for flag in ("--multipliers", "--save-multipliers")
+            if getattr(args, flag[2:].replace("-", "_"), None) is not None]
 
 
 def _refuse_lagrangian_flags(args: argparse.Namespace, *, applies: bool) -> None:
     """Flags of the Lagrangian are refused, naming them, where another method runs."""
-    given = [flag for flag, set_ in (
-        ("--dual", args.dual != "volume"), ("--iterations", args.iterations != 200),
-        *_multiplier_flags(args)) if set_]
+    given = [*_flags_given(args, _LAGRANGIAN_FLAGS), *_multiplier_flags(args)]
     if given and not applies:
         method = "--relax" if getattr(args, "relax", False) else f"--method {args.method}"
         raise InputError(f"{', '.join(given)}: for the Lagrangian (--method lagrangian or "
@@ -310,7 +318,8 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_audit)
 
     def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", choices=["auto", "P", "PN"], default="auto",
+        p.add_argument("--model", choices=["auto", "P", "PN"],
+                       default=_SOLVE_DEFAULTS["model"],
                        help="(P) general tables, (P_N) nonnegative integer tables "
                             "(Almeida & Carvalho 2005); auto picks by the table")
         p.add_argument("--weights", choices=["value", "unit", "log"],
@@ -319,7 +328,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
         p.add_argument("--tau", type=float, default=0.0, help="protection width threshold (§6)")
         p.add_argument("--time-limit", type=float, metavar="S")
-        p.add_argument("--iterations", type=int, default=200, help="Lagrangian iterations")
+        p.add_argument("--iterations", type=int, default=_SOLVE_DEFAULTS["max_iterations"],
+                       help="Lagrangian iterations (default %(default)s)")
         p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("solve", help="optimal complementary suppressions (exact disclosure)")
@@ -343,9 +353,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--candidate-sets", action="store_true",
                    help="branch-and-cut: separate only for Serpell et al.'s candidates for "
                         "initially exposed primaries (every primary is still checked)")
-    p.add_argument("--dual", choices=DUALS, default="volume")
+    p.add_argument("--dual", choices=DUALS, default=_SOLVE_DEFAULTS["dual"])
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
-    p.add_argument("--solver", choices=["highs", "scip"], default="highs")
+    p.add_argument("--solver", choices=["highs", "scip"], default=_SOLVE_DEFAULTS["solver"])
     p.add_argument("--route", choices=["matrix", "pyomo"], default="matrix",
                    help="how --method mip hands the model to the solver")
     p.add_argument("--gap", type=float, default=1e-6, help="relative MIP gap to stop at")
@@ -367,7 +377,7 @@ def _parser() -> argparse.ArgumentParser:
                         "strengthened capacity cuts, the branch-and-cut's root), lp (the "
                         "compact model's LP bound, weaker) or mip (dual bound of a "
                         "time-limited branch-and-cut)")
-    p.add_argument("--dual", choices=DUALS, default="volume")
+    p.add_argument("--dual", choices=DUALS, default=_SOLVE_DEFAULTS["dual"])
     p.add_argument("--multipliers", metavar="FILE.npz",
                    help="warm start: the Lagrangian goes on from multipliers an earlier "
                         "call saved (its bound is at least theirs)")
