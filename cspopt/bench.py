@@ -227,6 +227,9 @@ def _lagrangian_methods():
     return {"volume": partial(subgradient, rule="volume"),
             # the criterion itself: the bound after 200 iterations, proof or not
             "volume_strict": partial(subgradient, rule="volume", stop_on_proof=False),
+            # its baseline in the same run: the same without the cut packing
+            "volume_nopack": partial(subgradient, rule="volume", stop_on_proof=False,
+                                     cut_packing=False),
             "volume_warm": _warm_restarted,
             "hwc": partial(subgradient, rule="held-wolfe-crowder"),
             "cutting": cutting_plane}
@@ -424,7 +427,8 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
             "heuristic + exclusion search, cost `UB0`) as target, embedded heuristic reruns "
             "every 5 iterations (`*_UB`: final incumbent). `volume` = volume algorithm "
             "(default), `volume_strict` = the same without the stop on a proof (the bound "
-            "after all 200 iterations: the convergence criterion itself), `volume_warm` = "
+            "after all 200 iterations: the convergence criterion itself), `volume_nopack` = "
+            "`volume_strict` without the cut packing (`cspopt.cut_packing`), `volume_warm` = "
             "100 of those iterations, then 100 more in a second call warm-started from the "
             "first call's multipliers (the bound-oracle use), "
             "`hwc` = Held-Wolfe-Crowder halving rule, `cutting` = stabilised cutting "
