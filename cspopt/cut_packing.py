@@ -132,8 +132,9 @@ class CutPool:
                 self._pending += 1
 
     def multipliers(self) -> np.ndarray | None:
-        """The multipliers of the best packing of the pooled cuts (capped), or ``None`` when
-        no cut arrived since the last call."""
+        """The multipliers of the best packing of the pooled cuts, or ``None`` when no cut
+        arrived since the last call. They meet the caps up to the LP's tolerance: project
+        them (:func:`cspopt.lagrangian.project_capped`) before evaluating."""
         if not self._pending:
             return None
         started = time.perf_counter()
