@@ -118,12 +118,17 @@ def _flags_given(args: argparse.Namespace, flags: dict[str, str]) -> list[str]:
     """Those of ``flags`` (flag: solve() parameter) this command has and set to other than
     solve()'s default."""
     return [flag for flag, param in flags.items()
-            if getattr(args, flag[2:], _SOLVE_DEFAULTS[param]) != _SOLVE_DEFAULTS[param]]
+            if getattr(args, _dest(flag), _SOLVE_DEFAULTS[param]) != _SOLVE_DEFAULTS[param]]
 
 
 def _multiplier_flags(args: argparse.Namespace) -> list[str]:
     return [flag for flag in ("--multipliers", "--save-multipliers")
-            if getattr(args, flag[2:].replace("-", "_"), None) is not None]
+            if getattr(args, _dest(flag), None) is not None]
+
+
+def _dest(flag: str) -> str:
+    """The attribute argparse stores ``flag`` under."""
+    return flag[2:].replace("-", "_")
 
 
 def _refuse_lagrangian_flags(args: argparse.Namespace, *, applies: bool) -> None:

@@ -39,6 +39,7 @@ level, to drop cuts already pooled.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import highspy
 import numpy as np
@@ -63,9 +64,11 @@ class CutPool:
         self._oracle = oracle
         self._weights = inst.weights[inst.candidates].astype(float)
         self._seen: set[tuple[int, bytes]] = set()
-        self._owner: list[int] = []  # protected cell (position) of every pooled cut
-        self._cells: list[np.ndarray] = []  # candidate indices of every pooled cut
+        #: ``(position, cells)`` of every pooled cut: the protected cell it separates and
+        #: the candidate cells crossing it
+        self.cuts: list[tuple[int, np.ndarray]] = []
         self._pending = 0  # cuts added since the last solve
+        self.value = 0.0  # of the last packing
         self.seconds = 0.0  # spent pooling and solving
         num_x = self._weights.size
         self._lp = new_highs(np.zeros((num_x, 0)), np.zeros(0), np.zeros(0), np.zeros(0),
@@ -73,19 +76,24 @@ class CutPool:
                              what="cut packing")
 
     def __len__(self) -> int:
-        return len(self._cells)
+        return len(self.cuts)
+
+    @contextmanager
+    def _timed(self):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds += time.perf_counter() - started
 
     def add_levels(self, position: int, up: bool, dist: np.ndarray,
                    arc_cost: np.ndarray) -> None:
         """Pool the level-set cuts of one search (``dist`` from its source; ``arc_cost``
         the costs it ran on, ``inf`` on arcs it may not use)."""
-        started = time.perf_counter()
-        try:
-            self._add_levels(position, up, dist, arc_cost)
-        finally:
-            self.seconds += time.perf_counter() - started
+        with self._timed():
+            self._pool_levels(position, up, dist, arc_cost)
 
-    def _add_levels(self, position, up, dist, arc_cost) -> None:
+    def _pool_levels(self, position, up, dist, arc_cost) -> None:
         inst = self._oracle.inst
         sink = inst.source_sink(position, up)[1]
         reach = dist[sink]
@@ -127,8 +135,7 @@ class CutPool:
             key = (position, cut.tobytes())
             if key not in self._seen:
                 self._seen.add(key)
-                self._owner.append(position)
-                self._cells.append(cut)
+                self.cuts.append((position, cut))
                 self._pending += 1
 
     def multipliers(self) -> np.ndarray | None:
@@ -137,14 +144,11 @@ class CutPool:
         them (:func:`cspopt.lagrangian.project_capped`) before evaluating."""
         if not self._pending:
             return None
-        started = time.perf_counter()
-        try:
+        with self._timed():
             return self._solve()
-        finally:
-            self.seconds += time.perf_counter() - started
 
     def _solve(self) -> np.ndarray:
-        new = self._cells[-self._pending:]
+        new = [cells for _, cells in self.cuts[-self._pending:]]
         sizes = np.array([c.size for c in new])
         starts = np.r_[0, np.cumsum(sizes)].astype(np.int32)
         index = np.concatenate(new).astype(np.int32)
@@ -156,9 +160,10 @@ class CutPool:
         if self._lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise SolverError("HiGHS did not solve the cut packing LP: "
                               + self._lp.modelStatusToString(self._lp.getModelStatus()))
+        self.value = -self._lp.getInfo().objective_function_value
         packing = np.maximum(np.asarray(self._lp.getSolution().col_value), 0.0)
         lam = np.zeros((self._oracle.inst.protected_cells.size, self._weights.size))
-        used = np.flatnonzero(packing > 0)
-        for j in used.tolist():
-            lam[self._owner[j], self._cells[j]] += packing[j]
+        for j in np.flatnonzero(packing > 0).tolist():
+            position, cells = self.cuts[j]
+            lam[position, cells] += packing[j]
         return lam

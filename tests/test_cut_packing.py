@@ -43,15 +43,14 @@ def test_pooled_cuts_are_cuts_and_their_packing_a_valid_bound(model):
         state = subgradient(oracle, max_iterations=30, cut_packing=False)
         for lam in (end_multipliers(oracle), state.best_multipliers, state.step_multipliers):
             evaluate(oracle, lam, pool=pool)
-        for position, cells in zip(pool._owner, pool._cells):
+        for position, cells in pool.cuts:
             assert crosses_every_path(oracle, position, cells), table.name
         lam = pool.multipliers()
         if lam is None:  # every path had length 0: no level set below the sink
             continue
         assert pool.multipliers() is None  # nothing new since
-        value = -pool._lp.getInfo().objective_function_value
         z = evaluate(oracle, project_capped(lam, weights))[0]
-        assert value - 1e-6 * max(1.0, value) <= z <= optimum + 1e-6, table.name
+        assert pool.value - 1e-6 * max(1.0, pool.value) <= z <= optimum + 1e-6, table.name
 
 
 def test_subgradient_bounds_with_packing_match_brute_force():
