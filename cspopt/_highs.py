@@ -10,9 +10,20 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from cspopt._console import quiet_c_stdout
 from cspopt.errors import SolverError
 
-__all__ = ["new_highs", "dual_bound"]
+__all__ = ["highs", "new_highs", "dual_bound"]
+
+
+def highs(*, verbose: bool = False) -> highspy.Highs:
+    """An empty :class:`highspy.Highs` that printed nothing: its banner (HiGHS >= 1.16 prints
+    one from the constructor, on C-level stdout) is discarded, its log off unless
+    ``verbose`` (then on stderr, as HiGHS's log goes to its own stream when enabled)."""
+    with quiet_c_stdout():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
 
 
 def new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper, *, integer=None,
@@ -23,8 +34,7 @@ def new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper, *, integ
     Infinite bounds become HiGHS's infinity. ``presolve=False`` keeps the basis between
     re-solves after bound or objective changes.
     """
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
+    h = highs(verbose=verbose)
     if not presolve:
         h.setOptionValue("presolve", "off")
     csc = sp.csc_matrix(matrix)

@@ -401,7 +401,8 @@ def _markdown(rows: list[dict], title: str) -> str:
              f"{platform.python_version()}; {time.strftime('%Y-%m-%d %H:%M')}", "",
              "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for row in rows:
-        lines.append("| " + " | ".join(fmt[type(row[k])].format(row[k]) for k in keys) + " |")
+        lines.append("| " + " | ".join(
+            fmt.get(type(row[k]), "{}").format(row[k]) for k in keys) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -55,6 +55,9 @@ __all__ = ["CapacityCut", "CapacityOracle"]
 
 #: integer units a requirement is scaled to for scipy's integer maximum flow
 _FLOW_UNITS = 1_000_000
+#: violation (in units of the requirement) a cut needs to refute a 0/1 point; cuts violated by
+#: less (float noise: 1e-16 on fuzz table fz_2d_256) leave the verdict to the attacker LP
+_DECIDING_VIOLATION = 1e-9
 #: proofs of protection remembered per protected cell
 _PROOFS_KEPT = 20
 
@@ -298,7 +301,7 @@ class CapacityOracle:
         """
         y = self._full(y_candidates)
         if decide:
-            min_violation = 0.0
+            min_violation = _DECIDING_VIOLATION
         cuts: list[CapacityCut] = []
         exposed = 0
         for k in list(self._order):
@@ -317,7 +320,7 @@ class CapacityOracle:
         y = self._full(y_candidates)
         verdict = np.ones(self.inst.protected.size, dtype=bool)
         for k in self._rows_of_cell:
-            verdict[k] = self._judge(k, y, True, [], 0.0)[0]
+            verdict[k] = self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]
         return verdict
 
     def _full(self, y_candidates: np.ndarray) -> np.ndarray:
@@ -368,7 +371,7 @@ class CapacityOracle:
         y = self._full(y_candidates)
         used = {}
         for k in self._rows_of_cell:
-            if not self._judge(k, y, True, [], 0.0)[0]:
+            if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
                 raise InputError("prune needs a protecting pattern")
             used[k] = self._proof_mask(k)
         free_of = np.flatnonzero(self.is_candidate)
@@ -382,7 +385,7 @@ class CapacityOracle:
             affected = [k for k, mask in used.items() if mask[cell]]
             verdicts = {}
             for k in affected:
-                if not self._judge(k, y, True, [], 0.0)[0]:
+                if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
                     break
                 verdicts[k] = self._proof_mask(k)
             else:

@@ -443,7 +443,8 @@ def certify(
     Lagrangian bound in the time left (exact: the branch-and-cut gets
     ``_BRANCH_AND_CUT_SHARE`` of ``time_limit``; ``max_iterations`` is the Lagrangian's).
     The result's ``suppressed``/``objective`` are the given pattern's and ``audit`` says
-    whether it is safe (``status`` is ``"infeasible"`` if not).
+    whether it is safe (``status`` is ``"none"`` if not: no pattern is certified, while the
+    bound stays valid; ``"infeasible"`` is kept for tables no pattern protects).
 
     ``termination`` says why the bound stopped moving: ``"optimal"`` with ``status
     "optimal"`` when the pattern is proven optimal; ``"optimal"`` with ``status "feasible"``
@@ -505,7 +506,7 @@ def certify(
     proven = checked.protected and objective <= lower + 1e-9
     return SolveResult(
         method=f"certify({model_name})", termination="optimal" if proven else stopped,
-        status=("optimal" if proven else "feasible") if checked.protected else "infeasible",
+        status=("optimal" if proven else "feasible") if checked.protected else "none",
         suppressed=pattern, objective=objective, lower_bound=lower,
         gap=relative_gap(objective, lower) if checked.protected else math.inf,
         proven_optimal=proven, proof="bound" if proven else "", model=model_name,

@@ -1,7 +1,12 @@
 """Command-line interface: ``cspopt info|audit|solve|bound|certify|generate|convert|bench``.
 
 Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
-exposed cell, 2 bad input (one line on stderr, no traceback).
+exposed cell (``solve``: no pattern; ``certify``: the pattern is unsafe), 2 bad input (one
+line on stderr naming the cell, relation, line or option; no traceback), 3 a solver failed
+(one line on stderr).
+
+stdout carries only the result (with ``--json``: one JSON document): whatever solver
+libraries write to C-level stdout is sent to stderr (:func:`cspopt._console.result_stdout`).
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from pathlib import Path
 
 
 from cspopt import __version__
+from cspopt._console import result_stdout
 from cspopt.certified import DUALS, interval_options, resolve_protection, solve
-from cspopt.errors import CspoptError, InputError, PatternError
+from cspopt.errors import CspoptError, InputError, PatternError, SolverError
 
 __all__ = ["main"]
 
@@ -433,8 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(name)s: %(message)s")
     try:
-        return args.run(args)
-    except (InputError, CspoptError) as exc:
+        with result_stdout():
+            return args.run(args)
+    except SolverError as exc:
+        print(f"cspopt {args.command}: solver failure: {exc}", file=sys.stderr)
+        return 3
+    except CspoptError as exc:
         print(f"cspopt {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into e.g. head

@@ -26,6 +26,7 @@ capacity constraints (issue #5) builds on this model.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import time
 from dataclasses import dataclass, replace
@@ -43,6 +44,8 @@ from cspopt.table import Table, suppression_options
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_model", "build_fs_matrix",
            "incremental_attacker", "solve_interval", "audit_interval_pattern"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -173,8 +176,19 @@ def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarra
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     """The model as sparse arrays: ``(cost, A, row_lower, row_upper, col_lower, col_upper,
     integer)``. Columns: ``y`` for candidates, then per protected cell and side one
-    deviation block over the free cells."""
+    deviation block over the free cells.
+
+    Each block is measured in units of its cell's largest requirement
+    ``max(lpl_p, upl_p, spl_p)`` (``x / unit`` for ``x``; ``A x = 0`` is homogeneous), so the
+    model of a table scaled by 1e3 is the model of the table: with raw units HiGHS claimed a
+    proven optimum of 17 on fuzz table ``mm_3d_0_scale1e3`` (optimum 16, found at once
+    unscaled), its tolerances being absolute. The optimum and LP bound do not change.
+    """
     table = inst.table
+    sensitive = inst.protected
+    unit = np.maximum(np.maximum(table.lower_protection[sensitive],
+                                 table.upper_protection[sensitive]),
+                      table.sliding_protection[sensitive])
     nf, ny = inst.free.size, inst.candidates.size
     y_of_free = np.full(nf, -1, dtype=np.int64)
     pos = np.searchsorted(inst.free, inst.candidates)
@@ -203,8 +217,8 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
                 hi_bounds[p_col] = min(hi_bounds[p_col], -lpl)
             else:  # x^{u,p}_p >= upl_p
                 lo_bounds[p_col] = max(lo_bounds[p_col], upl)
-            col_lo.append(lo_bounds)
-            col_hi.append(hi_bounds)
+            col_lo.append(lo_bounds / unit[k])
+            col_hi.append(hi_bounds / unit[k])
             # relations: A x = 0
             rows.append(rel.row + num_rows)
             cols.append(rel.col + off)
@@ -213,8 +227,8 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
             upper.append(np.zeros(inst.relations.shape[0]))
             num_rows += inst.relations.shape[0]
             # linking, candidates only: x_i + (a_i - lb_i) y_i >= 0 and x_i - M_i y_i <= 0
-            for coef, lo_r, hi_r in ((inst.down_room[cand_free], 0.0, np.inf),
-                                     (-inst.up_room[k][cand_free], -np.inf, 0.0)):
+            for coef, lo_r, hi_r in ((inst.down_room[cand_free] / unit[k], 0.0, np.inf),
+                                     (-inst.up_room[k][cand_free] / unit[k], -np.inf, 0.0)):
                 r = num_rows + np.arange(cand_free.size)
                 rows += [r, r]
                 cols += [off + cand_free, y_of_free[cand_free]]
@@ -226,7 +240,7 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
             rows += [np.array([num_rows]), np.array([num_rows])]
             cols += [np.array([block_cols["u"] + p_col]), np.array([block_cols["l"] + p_col])]
             vals += [np.ones(1), -np.ones(1)]
-            lower.append(np.array([spl]))
+            lower.append(np.array([spl / unit[k]]))
             upper.append(np.array([np.inf]))
             num_rows += 1
     matrix = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0),
@@ -308,7 +322,7 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
     return m
 
 
-def incremental_attacker(inst: IntervalInstance) -> np.ndarray:
+def incremental_attacker(inst: IntervalInstance, *, suppressed=()) -> np.ndarray:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
     For each protected cell and side, solve
@@ -317,17 +331,19 @@ def incremental_attacker(inst: IntervalInstance) -> np.ndarray:
     ``w_i`` otherwise. Every cell that moves joins the pattern. The LP solution is itself an
     attacker completion, so each requirement holds for the final pattern. A sliding
     requirement raises the upper target to ``max(upl, spl - lpl)``. Returns the suppressed
-    candidate cells (sorted ids).
+    candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
+    pattern to complete.
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
     table = inst.table
     if not inst.protected.size:
-        return np.zeros(0, dtype=np.int64)
+        return np.intersect1d(inst.candidates, np.asarray(suppressed, dtype=np.int64))
     nf = inst.free.size
     rel = inst.relations
     matrix = sp.hstack([rel, -rel]).tocsr()  # columns: y+ then y-
-    suppressed = table.sensitive[inst.free].copy()
+    suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
+                                                                             dtype=np.int64))
     weights = inst.weights[inst.free]
     lp = _ResolvedLP(matrix)
     for k, cell in enumerate(inst.protected.tolist()):
@@ -439,18 +455,29 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
                                     time_limit=time_limit, gap=gap, threads=None,
                                     verbose=verbose, mip_start=mip_start)
-    timings.update(build=t_build, solve=time.perf_counter() - t0)
     termination = outcome["termination"]
     lower = outcome.get("lower_bound", 0.0)
+    timings.update(build=t_build, solve=time.perf_counter() - t0)
+    checked, suppressed, objective = None, (), math.nan
+    if not relax and outcome.get("has_solution"):
+        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
+        checked = audit_interval_pattern(table, suppressed, timings, None)
+        if not checked.protected:
+            t0 = time.perf_counter()
+            suppressed, termination, lower = _repair(
+                inst, (cost, A, rlo, rhi, clo, chi, integer) if route == "matrix"
+                else build_fs_matrix(inst), suppressed, mip_start, time_limit=None
+                if time_limit is None else max(time_limit - (time.perf_counter() - started),
+                                               1.0),
+                gap=gap, verbose=verbose, history=history, started=started)
+            timings["repair"] = time.perf_counter() - t0
+            checked = audit_interval_pattern(table, suppressed, timings, "the interval model")
+        objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
     if not relax:
         lower = integral_bound(lower, inst.weights[inst.candidates])
     if termination == "infeasible":
         lower = math.inf
-    checked, suppressed, objective = None, (), math.nan
-    if not relax and outcome.get("has_solution"):
-        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
-        objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
-        checked = audit_interval_pattern(table, suppressed, timings, "the interval model")
+    if checked is not None:
         lower = min(lower, objective)
     proven = checked is not None and objective <= lower + 1e-9
     status = ("bound_only" if relax and termination == "optimal" else
@@ -466,20 +493,74 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         timings=timings, model_size=size, history=tuple(history), audit=checked)
 
 
-def audit_interval_pattern(table, suppressed, timings: dict, solver: str):
+def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None):
     """The interval audit every returned pattern passes (its time goes to ``timings``); a
-    pattern that fails it is a solver bug, reported as :class:`SolverError`."""
+    pattern of ``solver`` that fails it is a bug, reported as :class:`SolverError`
+    (``solver=None``: the caller repairs it)."""
     started = time.perf_counter()
     checked = audit(table, suppressed, requirement="interval", cells="sensitive")
-    timings["audit"] = time.perf_counter() - started
-    if not checked.protected:
+    timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - started
+    if solver is not None and not checked.protected:
         raise SolverError(f"{solver} returned a pattern exposing cells "
                           f"{list(checked.exposed)}; please report this table")
     return checked
 
 
+#: rounds of capacity cuts added to the compact model before its patterns are completed
+_REPAIR_ROUNDS = 5
+
+
+def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit, gap, verbose,
+            history: list, started: float):
+    """A safe pattern when the compact model's is not: ``(suppressed, termination, bound)``.
+
+    A MIP solver accepts ``y_i`` within its integrality tolerance of 0 (``1e-7``); with
+    ``M_i`` in the millions such a "published" cell still carries deviation, and the rounded
+    pattern can leave a cell exposed. Each round adds the audit's violated capacity cuts
+    (Fischetti & Salazar-Gonzalez 2001; strengthened, so their coefficients are at most the
+    requirement and a ``y_i`` of ``1e-7`` no longer carries the protection) and re-solves
+    with a tighter integrality tolerance. If rounds run out, the last pattern is completed by
+    the incremental attacker (Smith et al. 2012) from its own suppressions: safe, and the
+    last dual bound stays a valid bound (the cuts are valid inequalities).
+    """
+    from cspopt.capacity import CapacityOracle
+
+    cost, A, rlo, rhi, clo, chi, integer = model
+    ny = inst.candidates.size
+    oracle = CapacityOracle(inst)
+    termination, lower = "optimal", 0.0
+    for round_ in range(1, _REPAIR_ROUNDS + 1):
+        y = np.isin(inst.candidates, np.asarray(suppressed, dtype=np.int64)).astype(float)
+        protected, cuts = oracle.separate(y, decide=True)
+        if protected:
+            return suppressed, termination, lower
+        log.info("compact model: pattern of cost %g exposes a cell; round %d adds %d "
+                 "capacity cuts", float(inst.weights[list(suppressed)].sum()), round_,
+                 len(cuts))
+        rows = sp.csr_matrix((np.concatenate([c.coefficients for c in cuts]),
+                              np.concatenate([c.candidates for c in cuts]),
+                              np.r_[0, np.cumsum([c.candidates.size for c in cuts])]),
+                             shape=(len(cuts), A.shape[1]))
+        A = sp.vstack([A, rows]).tocsr()
+        rlo, rhi = np.r_[rlo, np.ones(len(cuts))], np.r_[rhi, np.full(len(cuts), np.inf)]
+        outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=False,
+                               time_limit=time_limit, gap=gap, verbose=verbose,
+                               mip_start=mip_start, integrality_tolerance=1e-9)
+        termination = outcome["termination"]
+        lower = max(lower, outcome.get("lower_bound", 0.0))
+        if not outcome.get("has_solution"):
+            break
+        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
+        history.append(dict(iteration=round_, time=time.perf_counter() - started,
+                            lower_bound=lower, upper_bound=float(
+                                inst.weights[list(suppressed)].sum()), phase="repair"))
+    completed = incremental_attacker(inst, suppressed=suppressed)
+    log.info("compact model: pattern completed by the incremental attacker")
+    return tuple(sorted(int(c) for c in completed)), "interrupted", lower
+
+
 def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,
-                 verbose, mip_start) -> dict:
+                 verbose, mip_start, integrality_tolerance=None) -> dict:
     from cspopt.formulations.solve import run_highs
 
     start = None
@@ -489,7 +570,8 @@ def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_
         chosen = np.isin(inst.candidates, np.fromiter(mip_start, dtype=np.int64))
         start[:ny] = inst.minimal(chosen)  # meets the deviation-class rows
     outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
-                        time_limit=time_limit, gap=gap, verbose=verbose, start=start)
+                        time_limit=time_limit, gap=gap, verbose=verbose, start=start,
+                        integrality_tolerance=integrality_tolerance)
     if outcome.get("has_solution"):
         outcome["suppressed"] = inst.candidates[np.asarray(outcome["x"][:ny]) > 0.5]
     return outcome

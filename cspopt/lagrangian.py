@@ -88,7 +88,7 @@ class PathOracle:
 
     def arc_costs(self, cell_cost: np.ndarray) -> np.ndarray:
         """Arc costs from per-candidate costs (0 on sensitive cells, inf where blocked)."""
-        cost = np.where(self.arc_x >= 0, cell_cost[np.maximum(self.arc_x, 0)], 0.0)
+        cost = np.append(cell_cost, 0.0)[self.arc_x]  # arc_x = -1: a sensitive cell, cost 0
         cost[self.blocked] = np.inf
         return cost
 
@@ -786,6 +786,8 @@ def cutting_plane(
     """
     import highspy
 
+    from cspopt._highs import highs
+
     inst = oracle.inst
     started = time.perf_counter() if started is None else started
     weights = inst.weights[inst.candidates]
@@ -805,8 +807,7 @@ def cutting_plane(
         return state
     state.lower_bound, state.best_multipliers = z0, center.copy()
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = highs()
     inf = highspy.kHighsInf
     for _ in range(num_k):  # convexity rows 0..K-1
         h.addRow(1.0, 1.0, 0, np.array([], np.int32), np.array([]))

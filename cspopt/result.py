@@ -2,18 +2,41 @@
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SolveResult", "TERMINATIONS", "STATUSES", "relative_gap", "integral_bound"]
+__all__ = ["SolveResult", "TerminationCondition", "SolutionStatus", "relative_gap",
+           "integral_bound"]
 
-#: why the method stopped
-TERMINATIONS = ("optimal", "time_limit", "gap_limit", "iteration_limit", "stalled", "infeasible",
-                "interrupted", "error")
-#: what came back
-STATUSES = ("optimal", "feasible", "bound_only", "infeasible", "none")
+
+class TerminationCondition(enum.StrEnum):
+    """Why a method stopped (as Pyomo's ``contrib.solver``); compares equal to its value."""
+
+    optimal = "optimal"  #: the search finished: the optimum of the model is known
+    time_limit = "time_limit"
+    gap_limit = "gap_limit"  #: stopped at the requested relative gap, above 0
+    iteration_limit = "iteration_limit"
+    stalled = "stalled"
+    infeasible = "infeasible"  #: no pattern protects the table
+    interrupted = "interrupted"
+    error = "error"
+
+
+class SolutionStatus(enum.StrEnum):
+    """What came back; ``optimal`` if and only if the pattern is proven optimal."""
+
+    optimal = "optimal"  #: an audited pattern whose cost equals a valid lower bound
+    feasible = "feasible"  #: an audited pattern, optimality not proven
+    bound_only = "bound_only"  #: a valid lower bound and no pattern (LP, Lagrangian, bound)
+    infeasible = "infeasible"  #: proven: no pattern protects the table
+    none = "none"  #: neither pattern nor proof (e.g. a time limit before the first one)
+
+
+#: tolerance of the proof "objective == lower bound" in relative_gap units
+PROOF_GAP = 1e-9
 
 
 def integral_bound(value: float, weights) -> float:
@@ -46,10 +69,11 @@ class SolveResult:
     ----------
     method : str
         What ran, e.g. ``"mip(PN)/highs/matrix"`` or ``"lp(P)/highs/pyomo"``.
-    termination : str
-        Why it stopped (one of :data:`TERMINATIONS`).
-    status : str
-        What came back (one of :data:`STATUSES`): ``bound_only`` for LP relaxations.
+    termination : TerminationCondition
+        Why it stopped.
+    status : SolutionStatus
+        What came back: ``optimal`` if and only if ``proven_optimal``; ``bound_only`` for
+        LP relaxations and bound calls. Built consistent here, whatever the method passed.
     suppressed : tuple of int
         Complementary suppressions (0-based cell ids, sensitive cells excluded).
     objective : float
@@ -57,8 +81,10 @@ class SolveResult:
     lower_bound : float
         A valid lower bound on the optimum of the modelled problem.
     gap : float
-        ``(objective - lower_bound) / objective``.
+        ``(objective - lower_bound) / objective`` (recomputed here for patterns).
     proven_optimal : bool
+        An audited pattern whose cost is within :data:`PROOF_GAP` of the valid lower bound
+        (derived here; a producer's claim is not trusted).
     proof : str
         How optimality was proven (``"mip"``), or ``""``.
     model : str
@@ -102,6 +128,30 @@ class SolveResult:
     multipliers: Any = field(default=None, repr=False)
 
     def __post_init__(self):
+        # the one place where statuses are made consistent, whichever method built the result:
+        # status == optimal if and only if proven_optimal, and infeasibility on both or neither
+        termination = TerminationCondition(self.termination)
+        status = SolutionStatus(self.status)
+        if TerminationCondition.infeasible in (status, termination):
+            termination, status = TerminationCondition.infeasible, SolutionStatus.infeasible
+            object.__setattr__(self, "suppressed", ())
+            object.__setattr__(self, "objective", math.nan)
+            object.__setattr__(self, "lower_bound", math.inf)
+            object.__setattr__(self, "gap", math.inf)
+        has_pattern = status in (SolutionStatus.optimal, SolutionStatus.feasible)
+        if has_pattern:
+            object.__setattr__(self, "gap", relative_gap(self.objective, self.lower_bound))
+        proven = (has_pattern and self.gap <= PROOF_GAP
+                  and (self.audit is None or bool(self.audit.protected)))
+        if has_pattern:
+            status = SolutionStatus.optimal if proven else SolutionStatus.feasible
+        if proven and termination == TerminationCondition.gap_limit:
+            termination = TerminationCondition.optimal  # e.g. closed by an integral bound
+        object.__setattr__(self, "termination", termination)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "proven_optimal", proven)
+        if not proven:
+            object.__setattr__(self, "proof", "")
         # the producers (Lagrangian, branch-and-cut, pipeline) record bounds; the gap is
         # derived here once, so every record of every method has it
         object.__setattr__(self, "history", tuple(
@@ -110,11 +160,12 @@ class SolveResult:
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float):
-            return None if math.isnan(x) else ("inf" if math.isinf(x) else x)
+            return None if math.isnan(x) else (("inf" if x > 0 else "-inf") if math.isinf(x)
+                                               else x)
 
         return {
-            "method": self.method, "model": self.model, "termination": self.termination,
-            "status": self.status, "proven_optimal": self.proven_optimal, "proof": self.proof,
+            "method": self.method, "model": self.model,
+            "termination": self.termination.value, "status": self.status.value, "proven_optimal": self.proven_optimal, "proof": self.proof,
             "objective": num(self.objective), "lower_bound": num(self.lower_bound),
             "gap": num(self.gap), "suppressed": list(self.suppressed),
             "unsafe": list(self.unsafe), "safe": list(self.safe),

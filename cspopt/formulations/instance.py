@@ -29,7 +29,7 @@ import numpy as np
 from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
 from cspopt.table import Table, suppression_options
 
-__all__ = ["ExactInstance", "build_instance", "preprocess", "MODELS"]
+__all__ = ["ExactInstance", "build_instance", "preprocess", "bounds_bind", "MODELS"]
 
 MODELS = ("P", "PN")
 
@@ -100,14 +100,24 @@ class ExactInstance:
 
 
 def modelled_table(table: Table, model: str) -> Table:
-    """(P) treats the table as general: the attacker knows no sign or bound (§3)."""
+    """(P) treats the table as general: the attacker knows no sign or bound (§3). (P_N) keeps
+    the a-priori bounds: a cell at a bound loses that arc. On a network table exact disclosure
+    only asks whether a completion moves a cell at all, so this is exact for integer
+    completions of integer tables (the paper's §4: network LPs have integral vertices) and for
+    real completions of any table."""
     if model == "P":
         return table.replace(nonnegative=False, apriori_lower=-np.inf, apriori_upper=np.inf)
-    if not table.nonnegative:
-        raise InputError("(P_N) needs a nonnegative table; use model='P' for general tables")
-    if not table.is_integer:
-        raise InputError("(P_N) needs an integer table (Almeida & Carvalho 2005 §4)")
+    if not (table.nonnegative or bounds_bind(table)):
+        raise InputError("(P_N) models the a-priori bounds of a nonnegative table, and on this "
+                         "table none binds; use model='P' for general tables")
     return table
+
+
+def bounds_bind(table: Table) -> bool:
+    """Does some cell sit at a finite a-priori bound (so that (P), which ignores bounds,
+    would let the attacker move it where the table's attacker cannot)?"""
+    return bool(np.any(table.values <= table.apriori_lower)
+                or np.any(table.values >= table.apriori_upper))
 
 
 def preprocess(table: Table) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from cspopt.formulations.matrix import MatrixModel
 __all__ = ["solve_matrix_scip", "new_scip", "TERMINATION"]
 
 TERMINATION = {"optimal": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
-                "gaplimit": "optimal", "userinterrupt": "interrupted", "nodelimit": "interrupted",
+                "gaplimit": "gap_limit", "userinterrupt": "interrupted", "nodelimit": "interrupted",
                 "sollimit": "interrupted", "bestsollimit": "interrupted",
                 "totalnodelimit": "interrupted", "stallnodelimit": "interrupted",
                 "memlimit": "interrupted", "primallimit": "interrupted"}

@@ -13,9 +13,9 @@ import numpy as np
 from cspopt._highs import new_highs
 from cspopt.audit import audit
 from cspopt.errors import InputError, SolverError
-from cspopt.formulations.instance import ExactInstance, build_instance
+from cspopt.formulations.instance import ExactInstance, bounds_bind, build_instance
 from cspopt.formulations.matrix import MatrixModel, build_matrix
-from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.result import PROOF_GAP, SolveResult, integral_bound, relative_gap
 
 __all__ = ["solve_exact", "choose_model", "audit_pattern", "run_highs"]
 
@@ -30,9 +30,15 @@ _TERMINATION = {
 
 
 def choose_model(table, model: str) -> str:
-    """``auto``: (P_N) for nonnegative integer tables, (P) otherwise (issue #3)."""
+    """``auto``: (P_N) for nonnegative integer tables (issue #3) and for every table where a
+    cell sits at an a-priori bound; (P) otherwise, where the two models coincide.
+
+    (P) ignores the bounds, so on a table where one binds its patterns can leave cells the
+    table's attacker computes (fuzz tables ``nonint_min``, ``half_2d_105``: non-integer values,
+    zero cells); (P_N) honours them.
+    """
     if model == "auto":
-        return "PN" if table.nonnegative and table.is_integer else "P"
+        return "PN" if (table.nonnegative and table.is_integer) or bounds_bind(table) else "P"
     if model not in ("P", "PN"):
         raise InputError(f"model must be 'P', 'PN' or 'auto', not {model!r}")
     return model
@@ -148,7 +154,8 @@ def audit_pattern(inst: ExactInstance, suppressed, *, method: str | None = None)
     """Audit a pattern with the instance's semantics: exact protection, over integer
     completions for (P_N) and on the general table for (P). With ``method``, an exposing
     pattern raises :class:`SolverError`: a method of cspopt produced it, which is a bug."""
-    result = audit(inst.table, suppressed, requirement="exact", integer=inst.model == "PN",
+    result = audit(inst.table, suppressed, requirement="exact",
+                   integer=inst.model == "PN" and inst.table.is_integer,
                    cells="sensitive")
     if method is not None and not result.protected:
         raise SolverError(f"{method} returned a pattern that exposes cells "
@@ -201,11 +208,12 @@ def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, tim
 
 def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer, *,
               relax: bool, time_limit=None, gap=1e-6, threads=None, verbose=False,
-              start=None) -> dict:
+              start=None, integrality_tolerance=None) -> dict:
     """Pass one model to HiGHS in a single call and read back what the caller needs.
 
     ``start`` is a MIP start: a full vector, or one with ``nan`` where values are unknown
-    (handed over sparsely; HiGHS completes it). Returns ``termination``, ``has_solution``,
+    (handed over sparsely; HiGHS completes it). ``integrality_tolerance`` replaces HiGHS's
+    ``mip_feasibility_tolerance`` (1e-6). Returns ``termination``, ``has_solution``,
     ``x`` and ``lower_bound`` (the LP value for ``relax``, else the MIP dual bound).
     """
     num_cols = int(matrix.shape[1])
@@ -216,6 +224,8 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))
+    if integrality_tolerance is not None:
+        h.setOptionValue("mip_feasibility_tolerance", float(integrality_tolerance))
     if threads is not None:
         h.setOptionValue("threads", int(threads))
     if start is not None:
@@ -240,6 +250,8 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
         lower = info.objective_function_value if termination == "optimal" else -math.inf
         return dict(termination=termination, has_solution=False, x=x, lower_bound=lower)
     lower = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else 0.0
+    if termination == "optimal" and has_solution and info.mip_gap > PROOF_GAP:
+        termination = "gap_limit"  # HiGHS calls a stop at mip_rel_gap "optimal"
     return dict(termination=termination, has_solution=has_solution, x=x, lower_bound=lower)
 
 
