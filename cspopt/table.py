@@ -30,7 +30,7 @@ from cspopt.errors import (
 from cspopt.structure import Dimension, relations_from_labels
 
 __all__ = ["CellStatus", "Relations", "Table", "candidate_mask", "cell_costs", "COST_PRESETS",
-           "suppression_options", "total_cells"]
+           "suppression_options", "total_cells", "min_protection_level"]
 
 
 class CellStatus(str, enum.Enum):
@@ -186,6 +186,13 @@ def _vector(name: str, value: Any, n: int, default: float) -> np.ndarray:
     return arr
 
 
+def min_protection_level(value: float) -> float:
+    """The smallest positive protection level cspopt accepts for a cell of ``value``: ten
+    times the audit's comparison slack (``1e-6 + 1e-9 |a|``). A smaller level would be
+    "verified" within LP tolerances while the cell stays computable."""
+    return 1e-5 + 1e-8 * abs(float(value))
+
+
 class Table:
     """A statistical table to protect by cell suppression.
 
@@ -316,6 +323,14 @@ class Table:
         for c in self.sensitive_cells:
             lpl, upl, spl = (self.lower_protection[c], self.upper_protection[c],
                              self.sliding_protection[c])
+            finest = min_protection_level(a[c])
+            for name, level in (("lower", lpl), ("upper", upl), ("sliding", spl)):
+                if 0 < level < finest:
+                    raise InvalidCellError(
+                        f"{self.describe(c)}: {name} protection {level:g} is below "
+                        f"{finest:g}, the finest level the solvers' tolerances can verify at "
+                        f"this value; give 0 (not computable exactly) or express the table in "
+                        f"smaller units", cell=int(c))
             if lpl > a[c] - lo[c] + slack[c]:
                 raise InfeasibleProtectionError(
                     f"{self.describe(c)}: lower protection {lpl} exceeds value - lb = "
