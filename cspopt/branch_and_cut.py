@@ -43,6 +43,7 @@ from cspopt.errors import InputError, SolverError
 from cspopt.formulations.scip import TERMINATION, new_scip
 from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
                              incremental_attacker)
+from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import candidate_mask
 
@@ -185,8 +186,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     meets it, instead of proving that again (SCIP's ``limits/primal``).
     """
     started = time.perf_counter()
-    if time_limit is not None and not time_limit > 0:
-        raise InputError(f"time_limit must be positive, got {time_limit}")
+    check_limits(time_limit=time_limit, gap=gap)
     deadline = None if time_limit is None else started + time_limit
     inst = instance or build_interval_instance(table, weights=weights, must_publish=must_publish,
                                                preprocessing=preprocessing)

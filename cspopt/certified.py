@@ -40,6 +40,7 @@ from cspopt.errors import InputError
 from cspopt.formulations.cutset import solve_cutset
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
+from cspopt.options import INTERVAL_OPTIONS, check_limits
 from cspopt.lagrangian import (LagrangianState, Multipliers, PathOracle, cutting_plane,
                                exclusion_search, path_heuristic, subgradient)
 from cspopt.result import SolveResult, integral_bound, relative_gap
@@ -184,6 +185,8 @@ def solve(
         (out-proven) or ``""`` (open, with the remaining ``gap``).
     """
     started = time.perf_counter()
+    check_limits(options, time_limit=time_limit, gap=gap, threads=threads,
+                     max_iterations=max_iterations)
     if resolve_protection(table, protection) == "interval":
         options = interval_options(table, options, model=model, dual=dual,
                                    max_iterations=max_iterations, multipliers=multipliers,
@@ -303,10 +306,6 @@ def solve(
         history=tuple(history), audit=checked, multipliers=state.warm_start())
 
 
-#: options of the interval-protection methods (besides limits)
-_INTERVAL_OPTIONS = {"weights", "must_publish", "publish_totals", "publish_zeros"}
-
-
 def interval_options(table, options: dict, **exact) -> dict:
     """``weights`` and ``must_publish`` for the interval methods (``publish_totals`` and
     ``publish_zeros`` become must-publish cells).
@@ -316,7 +315,7 @@ def interval_options(table, options: dict, **exact) -> dict:
     :class:`InputError`, as is any other option (a caller passing them has exact disclosure
     in mind, and ``protection="auto"`` picked interval).
     """
-    ignored = sorted(set(options) - _INTERVAL_OPTIONS) + _non_defaults(**exact)
+    ignored = sorted(set(options) - INTERVAL_OPTIONS) + _non_defaults(**exact)
     if ignored:
         raise InputError(f"{', '.join(ignored)}: exact-disclosure option(s), but this is "
                          "interval protection (the table's sensitive cells carry protection "
@@ -453,6 +452,7 @@ def certify(
     when the budget ran out.
     """
     started = time.perf_counter()
+    check_limits(options, time_limit=time_limit, max_iterations=max_iterations)
     protection = resolve_protection(table, protection)
     mask = table.pattern(suppressed)
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))

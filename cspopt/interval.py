@@ -39,6 +39,7 @@ from cspopt._highs import new_highs
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.linked import deviation_classes
+from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
@@ -421,8 +422,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     started = time.perf_counter()
     if route not in ("matrix", "pyomo"):
         raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise InputError(f"time_limit must be positive, got {time_limit}")
+    check_limits(time_limit=time_limit, gap=gap)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
     history, timings = [], {}

@@ -145,6 +145,8 @@ class SolveResult:
                   and (self.audit is None or bool(self.audit.protected)))
         if has_pattern:
             status = SolutionStatus.optimal if proven else SolutionStatus.feasible
+        if proven:
+            object.__setattr__(self, "gap", 0.0)  # not float noise of a non-integer bound
         if proven and termination == TerminationCondition.gap_limit:
             termination = TerminationCondition.optimal  # e.g. closed by an integral bound
         object.__setattr__(self, "termination", termination)

@@ -92,9 +92,12 @@ def audit(
     mask = table.pattern(suppressed)
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = _AttackerLP(table, mask)
+    # the interval requirement is judged on the LP range alone: integer steps (an attacker
+    # MIP per cell with a fractional LP optimum) only decide exact disclosure
+    integer_steps = integer and requirement == "exact"
     results = []
     for cell in targets.tolist():
-        low, high, can_dec, can_inc = attacker.interval(cell, integer, tolerance)
+        low, high, can_dec, can_inc = attacker.interval(cell, integer_steps, tolerance)
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
                                   tolerance))
     return assemble(table, mask, results, requirement=requirement, integer=integer,

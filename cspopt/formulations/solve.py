@@ -15,6 +15,7 @@ from cspopt.audit import audit
 from cspopt.errors import InputError, SolverError
 from cspopt.formulations.instance import ExactInstance, bounds_bind, build_instance
 from cspopt.formulations.matrix import MatrixModel, build_matrix
+from cspopt.options import check_limits
 from cspopt.result import PROOF_GAP, SolveResult, integral_bound, relative_gap
 
 __all__ = ["solve_exact", "choose_model", "audit_pattern", "run_highs"]
@@ -109,10 +110,7 @@ def solve_exact(
         raise InputError(f"solver must be 'highs' or 'scip', not {solver!r}")
     if route not in ("matrix", "pyomo"):
         raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise InputError(f"time_limit must be positive, got {time_limit}")
-    if not 0 <= gap < 1:
-        raise InputError(f"gap must be in [0, 1), got {gap}")
+    check_limits(time_limit=time_limit, gap=gap, threads=threads)
     if instance is not None:
         inst = instance
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from cspopt.errors import InputError
+from cspopt.errors import InputError, TableFormatError
 from cspopt.io.csv import read_tidy_csv, read_wide_csv, write_tidy_csv, write_wide_csv
 from cspopt.io.jj import parse_jj, read_jj, write_jj
 from cspopt.io.jsonio import read_json, write_json
@@ -40,13 +40,17 @@ def read_table(path: str | os.PathLike, **kwargs):
     kind = _kind(path)
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
-    if kind == "csv":
-        with open(path, encoding="utf-8-sig") as handle:
-            header = handle.readline().lower().replace('"', "").split(",")
-        kind = "csv" if "value" in [h.strip() for h in header] else "wide"
-    reader = {"jj": read_jj, "json": read_json, "csv": read_tidy_csv, "wide": read_wide_csv,
-              "tab": read_tauargus}[kind]
-    return reader(path, **kwargs)
+    try:
+        if kind == "csv":
+            with open(path, encoding="utf-8-sig") as handle:
+                header = handle.readline().lower().replace('"', "").split(",")
+            kind = "csv" if "value" in [h.strip() for h in header] else "wide"
+        reader = {"jj": read_jj, "json": read_json, "csv": read_tidy_csv, "wide": read_wide_csv,
+                  "tab": read_tauargus}[kind]
+        return reader(path, **kwargs)
+    except UnicodeDecodeError as error:
+        raise TableFormatError(f"byte {error.start} is not UTF-8 text ({error.reason}); "
+                               "save the file as UTF-8", path=path) from None
 
 
 def write_table(table, path: str | os.PathLike) -> None:
