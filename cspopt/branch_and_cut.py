@@ -43,7 +43,7 @@ from cspopt.errors import InputError, SolverError
 from cspopt.formulations.scip import TERMINATION, new_scip
 from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
                              incremental_attacker)
-from cspopt.options import check_limits
+from cspopt.options import HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import candidate_mask
 
@@ -236,10 +236,11 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         return oracle.prune(y, order, budget)
 
     t0 = time.perf_counter()
+    heuristic_deadline = None if time_limit is None else t0 + HEURISTIC_SHARE * time_limit
     if ny and inst.protected.size:  # protecting the candidate set often protects all
         for subset in ([inst.keep(focus)] if focus is not None else []) + [inst]:
-            greedy = candidate_mask(inst.table, inst.candidates,
-                                    incremental_attacker(subset)).astype(float)
+            greedy = candidate_mask(inst.table, inst.candidates, incremental_attacker(
+                subset, deadline=heuristic_deadline)).astype(float)
             if oracle.separate(greedy, decide=True)[0]:
                 record("heuristic", y=prune(greedy, np.argsort(-weights_y)))
                 break

@@ -3,7 +3,7 @@
 Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
 exposed cell (``solve``: no pattern; ``certify``: the pattern is unsafe), 2 bad input (one
 line on stderr naming the cell, relation, line or option; no traceback), 3 a solver failed
-(one line on stderr).
+or an internal error (one line on stderr; ``-v`` shows the traceback).
 
 stdout carries only the result (with ``--json``: one JSON document): whatever solver
 libraries write to C-level stdout is sent to stderr (:func:`cspopt._console.result_stdout`).
@@ -453,6 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cspopt {args.command}: error: {exc.filename or ''}: {exc.strerror}",
               file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a bug or a solver library's own exception
+        if args.verbose:
+            raise
+        print(f"cspopt {args.command}: internal error ({type(exc).__name__}: {exc}); "
+              "please report it with the table (-v shows the traceback)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,7 +39,7 @@ from cspopt._highs import new_highs
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.linked import deviation_classes
-from cspopt.options import check_limits
+from cspopt.options import HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
@@ -323,7 +323,8 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
     return m
 
 
-def incremental_attacker(inst: IntervalInstance, *, suppressed=()) -> np.ndarray:
+def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
+                         deadline: float | None = None) -> np.ndarray:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
     For each protected cell and side, solve
@@ -333,7 +334,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=()) -> np.ndarray
     attacker completion, so each requirement holds for the final pattern. A sliding
     requirement raises the upper target to ``max(upl, spl - lpl)``. Returns the suppressed
     candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
-    pattern to complete.
+    pattern to complete. Past ``deadline`` (a ``time.perf_counter()`` value) the cells not yet
+    protected are covered by suppressing every candidate: still safe whenever any pattern
+    is, and a time-limited caller keeps an audited incumbent to prune.
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
@@ -348,6 +351,10 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=()) -> np.ndarray
     weights = inst.weights[inst.free]
     lp = _ResolvedLP(matrix)
     for k, cell in enumerate(inst.protected.tolist()):
+        if deadline is not None and time.perf_counter() > deadline:
+            log.info("incremental attacker: deadline after %d of %d cells; every candidate "
+                     "suppressed", k, inst.protected.size)
+            return inst.candidates.copy()
         p = int(np.searchsorted(inst.free, cell))
         lpl, upl, spl = (table.lower_protection[cell], table.upper_protection[cell],
                          table.sliding_protection[cell])
@@ -428,7 +435,8 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     history, timings = [], {}
     if mip_start is None and not relax and inst.protected.size:
         t0 = time.perf_counter()
-        start_pattern = incremental_attacker(inst)
+        start_pattern = incremental_attacker(inst, deadline=None if time_limit is None
+                                             else started + HEURISTIC_SHARE * time_limit)
         timings["heuristic"] = time.perf_counter() - t0
         if audit(table, start_pattern, requirement="interval", cells="sensitive").protected:
             mip_start = start_pattern
