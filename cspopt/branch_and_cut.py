@@ -43,7 +43,7 @@ from cspopt.errors import InputError, SolverError
 from cspopt.formulations.scip import TERMINATION, new_scip
 from cspopt.interval import (IntervalInstance, audit_interval_pattern, build_interval_instance,
                              incremental_attacker)
-from cspopt.options import HEURISTIC_SHARE, check_limits
+from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import candidate_mask
 
@@ -187,7 +187,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit, gap=gap)
-    deadline = None if time_limit is None else started + time_limit
+    # the search stops early enough for the final audit (it always runs) to fit the limit
+    deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
     inst = instance or build_interval_instance(table, weights=weights, must_publish=must_publish,
                                                preprocessing=preprocessing)
     focus = candidate_primaries(table, inst.protected) if candidate_sets else None

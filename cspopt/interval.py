@@ -39,7 +39,7 @@ from cspopt._highs import new_highs
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.linked import deviation_classes
-from cspopt.options import HEURISTIC_SHARE, check_limits
+from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import Table, suppression_options
 
@@ -445,6 +445,13 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
                                     inst.weights[start_pattern].sum()), phase="heuristic"))
     t0 = time.perf_counter()
     ny = inst.candidates.size
+    # the search stops early enough for the final audit (it always runs) to fit the limit
+    deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
+
+    def left() -> float | None:
+        return None if deadline is None else max(deadline - time.perf_counter(), 0.1)
+
+    time_limit = left()
     if route == "matrix":
         cost, A, rlo, rhi, clo, chi, integer = build_fs_matrix(inst, relax=relax)
         size = dict(variables=A.shape[1], constraints=A.shape[0], nonzeros=A.nnz)
@@ -474,9 +481,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
             t0 = time.perf_counter()
             suppressed, termination, lower = _repair(
                 inst, (cost, A, rlo, rhi, clo, chi, integer) if route == "matrix"
-                else build_fs_matrix(inst), suppressed, mip_start, time_limit=None
-                if time_limit is None else max(time_limit - (time.perf_counter() - started),
-                                               1.0),
+                else build_fs_matrix(inst), suppressed, mip_start, time_limit=left(),
                 gap=gap, verbose=verbose, history=history, started=started)
             timings["repair"] = time.perf_counter() - t0
             checked = audit_interval_pattern(table, suppressed, timings, "the interval model")

@@ -6,7 +6,8 @@ import math
 
 from cspopt.errors import InputError
 
-__all__ = ["INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE", "check_limits"]
+__all__ = ["INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE", "AUDIT_SHARE",
+           "check_limits"]
 
 #: instance options of interval protection, passed as ``**options``
 INTERVAL_OPTIONS = frozenset({"weights", "must_publish", "publish_totals", "publish_zeros"})
@@ -14,6 +15,8 @@ INTERVAL_OPTIONS = frozenset({"weights", "must_publish", "publish_totals", "publ
 INSTANCE_OPTIONS = INTERVAL_OPTIONS | {"tau", "preprocessing"}
 #: share of a time limit a start heuristic may take before the bound gets the rest
 HEURISTIC_SHARE = 0.3
+#: share of a time limit kept for the final audit of the pattern, which always runs
+AUDIT_SHARE = 0.2
 
 
 def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1e-6,

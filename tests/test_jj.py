@@ -14,10 +14,16 @@ from cspopt.io.jj import finite_bound, format_jj, parse_jj, read_jj, write_jj
 from conftest import INSTANCES
 
 
+#: shared tables refused by design (tests/test_fuzz_regressions.py)
+REFUSED = {"tiny_1e-12.jj"}
+
+
 def test_round_trip_every_shared_instance(shared_instances):
     files = sorted(shared_instances.glob("*/*.jj"))
     assert len(files) >= 6
     for path in files:
+        if path.name in REFUSED:
+            continue
         table = read_jj(path)
         again = parse_jj(format_jj(table))
         assert table.equals(again), path
