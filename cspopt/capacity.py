@@ -121,6 +121,10 @@ class CapacityOracle:
                     self.requirements.append((k, kind, rhs))
             if spl > upl + lpl:  # otherwise the two sides imply it
                 self.requirements.append((k, "sliding", spl))
+        self._unit = np.array([max(float(table.lower_protection[c]),
+                                   float(table.upper_protection[c]),
+                                   float(table.sliding_protection[c]))
+                               for c in inst.protected.tolist()])
         self._rows_of_cell: dict[int, list[int]] = {}
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
@@ -168,7 +172,10 @@ class CapacityOracle:
                                  presolve=False, what="attacker LP")
         h = self._lp
         p = int(self.position[k])
-        up, down = inst.up_room[k] * y, inst.down_room * y
+        # deviations in units of the cell's largest requirement, as in the compact model: with
+        # raw values of 1e6 and more HiGHS ended in "unknown" (fuzz tables scaled up)
+        unit = self._unit[k]
+        up, down = inst.up_room[k] * y / unit, inst.down_room * y / unit
         h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
         h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p
         try:
@@ -182,8 +189,8 @@ class CapacityOracle:
                 raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
                                   f"ended with status {h.modelStatusToString(status)}")
             solution = h.getSolution()
-            x = np.asarray(solution.col_value)
-            x_p = float(x[p])
+            scaled = np.asarray(solution.col_value)
+            x_p = float(scaled[p]) * unit
             pi = np.asarray(solution.row_dual)
         finally:
             h.changeColCost(p, 0.0)
@@ -197,7 +204,7 @@ class CapacityOracle:
             g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
             if best is None or g @ y < best @ y:
                 best = g
-        return _Side(x_p if upward else -x_p, best, np.abs(x) > 1e-9)
+        return _Side(x_p if upward else -x_p, best, np.abs(scaled) > 1e-9)
 
     def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
         """Maximum flows that return the change of ``p``: from its head to its tail when it

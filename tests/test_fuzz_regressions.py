@@ -61,6 +61,18 @@ def test_interval_optima_on_2d_tables(name, optimum):
     assert certified.audit.protected and certified.gap == 0 and certified.status == "optimal"
 
 
+@pytest.mark.parametrize("scale", [1e6, 1e9])
+def test_values_near_1e9(scale):
+    """Values of 1e6-1e9 once ended in "attacker LP ... status Unknown" (exit 2)."""
+    base = read_table(FUZZ / "fz_3d_0.jj")
+    table = base.replace(**{field: getattr(base, field) * scale for field in (
+        "values", "apriori_lower", "apriori_upper", "lower_protection", "upper_protection",
+        "sliding_protection")})
+    for separation in ("auto", "lp"):
+        check(solve_branch_and_cut(table, separation=separation), table, "interval", 16.0)
+    assert cspopt.bound(table).lower_bound <= 16
+
+
 def test_no_suppressible_cell_is_infeasible_for_every_method():
     table = read_table(FUZZ / "allz_exact.jj")
     for result in (cspopt.solve(table), cspopt.solve(table, protection="exact"),
