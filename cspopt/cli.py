@@ -302,9 +302,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cspopt", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cspopt {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    # -v is also accepted after the subcommand (SUPPRESS: absent there, it keeps the above)
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="log progress and solver logs to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("info", help="summarise a table")
+    p = sub.add_parser("info", parents=[verbose], help="summarise a table")
     p.add_argument("table", help="JJ, CSV, JSON or tau-ARGUS .tab file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_info)
@@ -314,7 +318,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="ONS protection: the attacker's range must pass a-lpl and a+upl "
                             "strictly (levels raised by STEP; default 1 on integer tables)")
 
-    p = sub.add_parser("audit", help="check a suppression pattern against an attacker")
+    p = sub.add_parser("audit", parents=[verbose], help="check a suppression pattern against an attacker")
     p.add_argument("table")
     strict_option(p)
     p.add_argument("--suppress", metavar="IDS", default="",
@@ -343,7 +347,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="Lagrangian iterations (default %(default)s)")
         p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("solve", help="optimal complementary suppressions (exact disclosure)")
+    p = sub.add_parser("solve", parents=[verbose], help="optimal complementary suppressions (exact disclosure)")
     p.add_argument("table")
     strict_option(p)
     model_options(p)
@@ -376,7 +380,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
     p.set_defaults(run=_cmd_solve)
 
-    p = sub.add_parser("bound", help="a valid lower bound (the bound oracle)")
+    p = sub.add_parser("bound", parents=[verbose], help="a valid lower bound (the bound oracle)")
     p.add_argument("table")
     strict_option(p)
     model_options(p)
@@ -396,7 +400,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="save the Lagrangian's multipliers for a later --multipliers")
     p.set_defaults(run=_cmd_bound)
 
-    p = sub.add_parser("certify", help="audit an outside pattern and certify its gap")
+    p = sub.add_parser("certify", parents=[verbose], help="audit an outside pattern and certify its gap")
     p.add_argument("table")
     strict_option(p)
     p.add_argument("--suppress", metavar="IDS", required=True)
@@ -404,7 +408,7 @@ def _parser() -> argparse.ArgumentParser:
     model_options(p)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
 
-    p = sub.add_parser("generate", help="write a seeded random instance")
+    p = sub.add_parser("generate", parents=[verbose], help="write a seeded random instance")
     p.add_argument("kind", choices=sorted(KINDS))
     p.add_argument("--rows", type=int, required=True, help="internal rows m")
     p.add_argument("--cols", type=int, required=True, help="internal columns n")
@@ -413,12 +417,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(run=_cmd_generate)
 
-    p = sub.add_parser("convert", help="convert between table formats (by file extension)")
+    p = sub.add_parser("convert", parents=[verbose], help="convert between table formats (by file extension)")
     p.add_argument("input")
     p.add_argument("output")
     p.set_defaults(run=_cmd_convert)
 
-    p = sub.add_parser("bench", help="run a benchmark and write its results table")
+    p = sub.add_parser("bench", parents=[verbose], help="run a benchmark and write its results table")
     p.add_argument("name", choices=["audit", "exact", "interval", "lagrangian"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set)")

@@ -87,3 +87,13 @@ def test_bad_input_exit_2_and_nothing_on_stdout(tmp_path):
     done = run("solve", str(bad), "--json")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_verbose_logs_go_to_stderr():
+    """-v (before or after the subcommand) shows solver logs, on stderr only."""
+    for args in (["-v", "solve", PP, "--method", "mip", "--json"],
+                 ["solve", PP, "--method", "mip", "-v", "--json"]):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["status"] == "optimal"
+        assert "HiGHS" in done.stderr  # the solver's own log, kept off stdout
