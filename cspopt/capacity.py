@@ -121,10 +121,6 @@ class CapacityOracle:
                     self.requirements.append((k, kind, rhs))
             if spl > upl + lpl:  # otherwise the two sides imply it
                 self.requirements.append((k, "sliding", spl))
-        self._unit = np.array([max(float(table.lower_protection[c]),
-                                   float(table.upper_protection[c]),
-                                   float(table.sliding_protection[c]))
-                               for c in inst.protected.tolist()])
         self._rows_of_cell: dict[int, list[int]] = {}
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
@@ -174,7 +170,7 @@ class CapacityOracle:
         p = int(self.position[k])
         # deviations in units of the cell's largest requirement, as in the compact model: with
         # raw values of 1e6 and more HiGHS ended in "unknown" (fuzz tables scaled up)
-        unit = self._unit[k]
+        unit = inst.requirement_unit[k]
         up, down = inst.up_room[k] * y / unit, inst.down_room * y / unit
         h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
         h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p

@@ -40,9 +40,9 @@ from cspopt.errors import InputError
 from cspopt.formulations.cutset import solve_cutset
 from cspopt.formulations.instance import build_instance
 from cspopt.formulations.solve import audit_pattern, choose_model, solve_exact
-from cspopt.options import INTERVAL_OPTIONS, check_limits
 from cspopt.lagrangian import (LagrangianState, Multipliers, PathOracle, cutting_plane,
                                exclusion_search, path_heuristic, subgradient)
+from cspopt.options import INTERVAL_OPTIONS, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.table import candidate_mask, suppression_options
 
@@ -186,7 +186,7 @@ def solve(
     """
     started = time.perf_counter()
     check_limits(options, time_limit=time_limit, gap=gap, threads=threads,
-                     max_iterations=max_iterations)
+                 max_iterations=max_iterations)
     if resolve_protection(table, protection) == "interval":
         options = interval_options(table, options, model=model, dual=dual,
                                    max_iterations=max_iterations, multipliers=multipliers,

@@ -308,7 +308,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="log progress and solver logs to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("info", parents=[verbose], help="summarise a table")
+    p = sub.add_parser("info", parents=[verbose],
+                       help="summarise a table")
     p.add_argument("table", help="JJ, CSV, JSON or tau-ARGUS .tab file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_info)
@@ -318,7 +319,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="ONS protection: the attacker's range must pass a-lpl and a+upl "
                             "strictly (levels raised by STEP; default 1 on integer tables)")
 
-    p = sub.add_parser("audit", parents=[verbose], help="check a suppression pattern against an attacker")
+    p = sub.add_parser("audit", parents=[verbose],
+                       help="check a suppression pattern against an attacker")
     p.add_argument("table")
     strict_option(p)
     p.add_argument("--suppress", metavar="IDS", default="",
@@ -347,7 +349,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="Lagrangian iterations (default %(default)s)")
         p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("solve", parents=[verbose], help="optimal complementary suppressions (exact disclosure)")
+    p = sub.add_parser("solve", parents=[verbose],
+                       help="optimal complementary suppressions (exact disclosure)")
     p.add_argument("table")
     strict_option(p)
     model_options(p)
@@ -380,7 +383,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
     p.set_defaults(run=_cmd_solve)
 
-    p = sub.add_parser("bound", parents=[verbose], help="a valid lower bound (the bound oracle)")
+    p = sub.add_parser("bound", parents=[verbose],
+                       help="a valid lower bound (the bound oracle)")
     p.add_argument("table")
     strict_option(p)
     model_options(p)
@@ -400,7 +404,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="save the Lagrangian's multipliers for a later --multipliers")
     p.set_defaults(run=_cmd_bound)
 
-    p = sub.add_parser("certify", parents=[verbose], help="audit an outside pattern and certify its gap")
+    p = sub.add_parser("certify", parents=[verbose],
+                       help="audit an outside pattern and certify its gap")
     p.add_argument("table")
     strict_option(p)
     p.add_argument("--suppress", metavar="IDS", required=True)
@@ -408,7 +413,8 @@ def _parser() -> argparse.ArgumentParser:
     model_options(p)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
 
-    p = sub.add_parser("generate", parents=[verbose], help="write a seeded random instance")
+    p = sub.add_parser("generate", parents=[verbose],
+                       help="write a seeded random instance")
     p.add_argument("kind", choices=sorted(KINDS))
     p.add_argument("--rows", type=int, required=True, help="internal rows m")
     p.add_argument("--cols", type=int, required=True, help="internal columns n")
@@ -417,12 +423,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(run=_cmd_generate)
 
-    p = sub.add_parser("convert", parents=[verbose], help="convert between table formats (by file extension)")
+    p = sub.add_parser("convert", parents=[verbose],
+                       help="convert between table formats (by file extension)")
     p.add_argument("input")
     p.add_argument("output")
     p.set_defaults(run=_cmd_convert)
 
-    p = sub.add_parser("bench", parents=[verbose], help="run a benchmark and write its results table")
+    p = sub.add_parser("bench", parents=[verbose],
+                       help="run a benchmark and write its results table")
     p.add_argument("name", choices=["audit", "exact", "interval", "lagrangian"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set)")

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 
 from cspopt._highs import new_highs
 from cspopt.audit import audit
-from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.errors import InputError, SolverError
 from cspopt.linked import deviation_classes
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound, relative_gap
@@ -69,6 +69,15 @@ class IntervalInstance:
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
     deviation_class: np.ndarray  # per free cell, see cspopt.linked (-1: never deviates)
+
+    @functools.cached_property
+    def requirement_unit(self) -> np.ndarray:
+        """Per protected cell, its largest requirement ``max(lpl, upl, spl)``: the unit the
+        models measure its deviations in, so that their tolerances do not depend on the
+        table's scale."""
+        t, cells = self.table, self.protected
+        return np.maximum(np.maximum(t.lower_protection[cells], t.upper_protection[cells]),
+                          t.sliding_protection[cells])
 
     @functools.cached_property
     def candidate_class(self) -> np.ndarray:
@@ -130,11 +139,7 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     down_room = a - lo
     if np.any(np.isinf(down_room)):
         raise InputError("the interval model needs finite a-priori lower bounds (lb)")
-    is_network = True
-    try:
-        table.network()
-    except NotNetworkError:
-        is_network = False
+    is_network = table.is_network
     finite = np.isfinite(hi)
     if not np.all(finite) and not is_network:
         raise InputError(
@@ -180,16 +185,14 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     deviation block over the free cells.
 
     Each block is measured in units of its cell's largest requirement
-    ``max(lpl_p, upl_p, spl_p)`` (``x / unit`` for ``x``; ``A x = 0`` is homogeneous), so the
-    model of a table scaled by 1e3 is the model of the table: with raw units HiGHS claimed a
-    proven optimum of 17 on fuzz table ``mm_3d_0_scale1e3`` (optimum 16, found at once
-    unscaled), its tolerances being absolute. The optimum and LP bound do not change.
+    (:attr:`IntervalInstance.requirement_unit`; ``x / unit`` for ``x``; ``A x = 0`` is
+    homogeneous), so the model of a table scaled by 1e3 is the model of the table: with raw
+    units HiGHS claimed a proven optimum of 17 on fuzz table ``mm_3d_0_scale1e3`` (optimum
+    16, found at once unscaled), its tolerances being absolute. The optimum and LP bound do
+    not change.
     """
     table = inst.table
-    sensitive = inst.protected
-    unit = np.maximum(np.maximum(table.lower_protection[sensitive],
-                                 table.upper_protection[sensitive]),
-                      table.sliding_protection[sensitive])
+    unit = inst.requirement_unit
     nf, ny = inst.free.size, inst.candidates.size
     y_of_free = np.full(nf, -1, dtype=np.int64)
     pos = np.searchsorted(inst.free, inst.candidates)
@@ -479,12 +482,14 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         checked = audit_interval_pattern(table, suppressed, timings, None)
         if not checked.protected:
             t0 = time.perf_counter()
-            suppressed, termination, lower = _repair(
+            suppressed, termination, lower, checked = _repair(
                 inst, (cost, A, rlo, rhi, clo, chi, integer) if route == "matrix"
                 else build_fs_matrix(inst), suppressed, mip_start, time_limit=left(),
                 gap=gap, verbose=verbose, history=history, started=started)
             timings["repair"] = time.perf_counter() - t0
-            checked = audit_interval_pattern(table, suppressed, timings, "the interval model")
+            if checked is None:  # completed by the incremental attacker: audit it
+                checked = audit_interval_pattern(table, suppressed, timings,
+                                                 "the interval model")
         objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
     if not relax:
         lower = integral_bound(lower, inst.weights[inst.candidates])
@@ -525,16 +530,18 @@ _REPAIR_ROUNDS = 5
 
 def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit, gap, verbose,
             history: list, started: float):
-    """A safe pattern when the compact model's is not: ``(suppressed, termination, bound)``.
+    """A safe pattern when the compact model's is not: ``(suppressed, termination, bound,
+    audit)``, ``audit`` None when the pattern still has to be audited.
 
     A MIP solver accepts ``y_i`` within its integrality tolerance of 0 (``1e-7``); with
     ``M_i`` in the millions such a "published" cell still carries deviation, and the rounded
-    pattern can leave a cell exposed. Each round adds the audit's violated capacity cuts
+    pattern can leave a cell exposed. Each round adds the violated capacity cuts
     (Fischetti & Salazar-Gonzalez 2001; strengthened, so their coefficients are at most the
-    requirement and a ``y_i`` of ``1e-7`` no longer carries the protection) and re-solves
-    with a tighter integrality tolerance. If rounds run out, the last pattern is completed by
-    the incremental attacker (Smith et al. 2012) from its own suppressions: safe, and the
-    last dual bound stays a valid bound (the cuts are valid inequalities).
+    requirement and a ``y_i`` of ``1e-7`` no longer carries the protection), re-solves with a
+    tighter integrality tolerance, and asks the audit, the judge, about the new pattern. If
+    rounds (or cuts) run out, the last pattern is completed by the incremental attacker (Smith
+    et al. 2012) from its own suppressions: safe, and the last dual bound stays a valid bound
+    (the cuts are valid inequalities).
     """
     from cspopt.capacity import CapacityOracle
 
@@ -544,9 +551,9 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
     termination, lower = "optimal", 0.0
     for round_ in range(1, _REPAIR_ROUNDS + 1):
         y = np.isin(inst.candidates, np.asarray(suppressed, dtype=np.int64)).astype(float)
-        protected, cuts = oracle.separate(y, decide=True)
-        if protected:
-            return suppressed, termination, lower
+        cuts = oracle.separate(y, decide=True)[1]
+        if not cuts:  # the oracle's tolerance accepts what the audit refused
+            break
         log.info("compact model: pattern of cost %g exposes a cell; round %d adds %d "
                  "capacity cuts", float(inst.weights[list(suppressed)].sum()), round_,
                  len(cuts))
@@ -567,9 +574,12 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         history.append(dict(iteration=round_, time=time.perf_counter() - started,
                             lower_bound=lower, upper_bound=float(
                                 inst.weights[list(suppressed)].sum()), phase="repair"))
+        checked = audit(inst.table, suppressed, requirement="interval", cells="sensitive")
+        if checked.protected:
+            return suppressed, termination, lower, checked
     completed = incremental_attacker(inst, suppressed=suppressed)
     log.info("compact model: pattern completed by the incremental attacker")
-    return tuple(sorted(int(c) for c in completed)), "interrupted", lower
+    return tuple(sorted(int(c) for c in completed)), "interrupted", lower, None
 
 
 def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,

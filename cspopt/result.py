@@ -138,15 +138,13 @@ class SolveResult:
             object.__setattr__(self, "objective", math.nan)
             object.__setattr__(self, "lower_bound", math.inf)
             object.__setattr__(self, "gap", math.inf)
-        has_pattern = status in (SolutionStatus.optimal, SolutionStatus.feasible)
-        if has_pattern:
-            object.__setattr__(self, "gap", relative_gap(self.objective, self.lower_bound))
-        proven = (has_pattern and self.gap <= PROOF_GAP
-                  and (self.audit is None or bool(self.audit.protected)))
-        if has_pattern:
+        proven = False
+        if status in (SolutionStatus.optimal, SolutionStatus.feasible):  # a pattern
+            gap = relative_gap(self.objective, self.lower_bound)
+            proven = gap <= PROOF_GAP and (self.audit is None or bool(self.audit.protected))
             status = SolutionStatus.optimal if proven else SolutionStatus.feasible
-        if proven:
-            object.__setattr__(self, "gap", 0.0)  # not float noise of a non-integer bound
+            # a proof reports gap 0, not the float noise of a non-integer bound
+            object.__setattr__(self, "gap", 0.0 if proven else gap)
         if proven and termination == TerminationCondition.gap_limit:
             termination = TerminationCondition.optimal  # e.g. closed by an integral bound
         object.__setattr__(self, "termination", termination)
@@ -167,7 +165,8 @@ class SolveResult:
 
         return {
             "method": self.method, "model": self.model,
-            "termination": self.termination.value, "status": self.status.value, "proven_optimal": self.proven_optimal, "proof": self.proof,
+            "termination": self.termination.value, "status": self.status.value,
+            "proven_optimal": self.proven_optimal, "proof": self.proof,
             "objective": num(self.objective), "lower_bound": num(self.lower_bound),
             "gap": num(self.gap), "suppressed": list(self.suppressed),
             "unsafe": list(self.unsafe), "safe": list(self.safe),

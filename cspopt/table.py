@@ -25,6 +25,7 @@ from cspopt.errors import (
     InvalidRelationError,
     InvalidTableError,
     NonAdditiveError,
+    NotNetworkError,
     PatternError,
 )
 from cspopt.structure import Dimension, relations_from_labels
@@ -465,6 +466,16 @@ class Table:
         """The table as a directed graph of relations (see :mod:`cspopt.network`)."""
         from cspopt.network import table_network
         return table_network(self)
+
+    @property
+    def is_network(self) -> bool:
+        """Do the relations form a network matrix (a 2-D table with margins), so that
+        :meth:`network` applies?"""
+        try:
+            self.network()
+        except NotNetworkError:
+            return False
+        return True
 
     def bipartite_graph(self):
         """The bipartite row/column graph of Almeida & Carvalho (2005) §2."""

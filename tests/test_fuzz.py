@@ -136,7 +136,6 @@ def _check(table: Table, requirement: str) -> None:
     # brute force where it is cheap; on larger tables (3-D) the methods judge each other:
     # the cheapest audited pattern found is an upper bound every lower bound must respect
     optimum = brute_force(table, requirement) if _candidates(table) <= 12 else None
-    methods = []
     if requirement == "interval":
         methods = [dict(method="auto"), dict(method="mip"),
                    dict(method="auto", separation="lp")]

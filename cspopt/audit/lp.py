@@ -29,7 +29,7 @@ import numpy as np
 from cspopt._highs import new_highs
 from cspopt.audit._judge import assemble, judge_cell, resolve_options, tolerance_for
 from cspopt.audit.result import AuditResult
-from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.errors import InputError, SolverError
 
 __all__ = ["audit"]
 
@@ -129,20 +129,13 @@ class _AttackerLP:
         h = new_highs(self.matrix, np.zeros(n), self.lower, self.upper, np.zeros(m),
                       np.zeros(m), integer=np.full(n, integer), presolve=integer,
                       what="attacker LP")
-        if not integer and self._is_network():
+        if not integer and self.table.is_network:
             # only the objective changes between solves, so the last optimal basis stays
             # primal feasible: primal simplex goes on from it, where dual simplex must first
             # regain dual feasibility. Faster on network (2-D) tables, far slower on
             # hierarchical ones, where HiGHS's default (dual) stays (docs/bench/audit.md)
             h.setOptionValue("simplex_strategy", _PRIMAL_SIMPLEX)
         return h
-
-    def _is_network(self) -> bool:
-        try:
-            self.table.network()
-        except NotNetworkError:
-            return False
-        return True
 
     def _optimise(self, col: int, sense) -> tuple[float, bool]:
         """Optimal deviation of column ``col`` and whether the optimum point is integral."""
