@@ -86,3 +86,32 @@ def test_protection_below_the_solvers_precision_is_refused():
     with pytest.raises(InvalidCellError, match="cell 0.*below") as error:
         read_table(FUZZ / "tiny_1e-12.jj")
     assert error.value.cell == 0
+
+
+def test_incremental_attacker_fallbacks_are_safe():
+    """Past its deadline the start heuristic suppresses every candidate; completing an
+    exposing pattern (the repair's last resort) keeps its cells. Both pass the audit."""
+    import time
+
+    from cspopt.interval import build_interval_instance, incremental_attacker
+
+    table = read_table(FUZZ / "fz_3d_0.jj")
+    inst = build_interval_instance(table)
+    late = incremental_attacker(inst, deadline=time.perf_counter() - 1.0)
+    assert late.tolist() == inst.candidates.tolist()
+    assert audit(table, late, requirement="interval").protected
+    partial = inst.candidates[:3]
+    assert not audit(table, partial, requirement="interval").protected
+    completed = incremental_attacker(inst, suppressed=partial)
+    assert set(partial.tolist()) <= set(completed.tolist())
+    assert audit(table, completed, requirement="interval").protected
+    assert inst.weights[completed].sum() >= 16  # at least the optimum
+
+
+def test_time_limited_solve_keeps_an_audited_incumbent(shared_instances):
+    """A limit far below what the table needs: an audited pattern and a valid bound."""
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    result = solve_branch_and_cut(table, time_limit=2)
+    assert result.status in ("optimal", "feasible") and result.suppressed
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.lower_bound <= result.objective
