@@ -120,8 +120,7 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     protect).
     """
     started = time.perf_counter()
-    if time_limit is not None and not time_limit > 0:
-        raise InputError(f"time_limit must be positive, got {time_limit}")
+    check_limits(time_limit=time_limit)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
     oracle = CapacityOracle(inst, method=separation)
@@ -230,11 +229,14 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             log.warning("the start pattern is protected by a margin within the separation's "
                         "tolerance; it is not used as the first incumbent")
 
-    def prune(y, order):
-        """Delete-and-check within a share of the time limit: on large tables it is a
-        check per suppressed cell, and the bound needs the time more."""
-        budget = None if time_limit is None else time.perf_counter() + _PRUNE_SHARE * time_limit
-        return oracle.prune(y, order, budget)
+    def prune(y, order, until):
+        """Delete-and-check within a share of the time limit and before ``until`` (the
+        phase's deadline): on large tables it is a check per suppressed cell, and the bound
+        needs the time more."""
+        if time_limit is None:
+            return oracle.prune(y, order)
+        return oracle.prune(y, order, min(time.perf_counter() + _PRUNE_SHARE * time_limit,
+                                          until))
 
     t0 = time.perf_counter()
     heuristic_deadline = None if time_limit is None else t0 + HEURISTIC_SHARE * time_limit
@@ -243,7 +245,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             greedy = candidate_mask(inst.table, inst.candidates, incremental_attacker(
                 subset, deadline=heuristic_deadline)).astype(float)
             if oracle.separate(greedy, decide=True)[0]:
-                record("heuristic", y=prune(greedy, np.argsort(-weights_y)))
+                record("heuristic",
+                       y=prune(greedy, np.argsort(-weights_y), heuristic_deadline))
                 break
     timings["heuristic"] = time.perf_counter() - t0
 
@@ -255,7 +258,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         rounded = (root_y > 1e-9).astype(float)
         if oracle.separate(rounded, decide=True)[0]:
             order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
-            record("rounding", y=prune(rounded, order))
+            record("rounding", y=prune(rounded, order, deadline))
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
 
     termination = "optimal"
