@@ -6,34 +6,30 @@ line on stderr naming the cell, relation, line or option; no traceback), 3 a sol
 or an internal error (one line on stderr; ``-v`` shows the traceback).
 
 stdout carries only the result (with ``--json``: one JSON document): whatever solver
-libraries write to C-level stdout is sent to stderr (:func:`cspopt._console.result_stdout`).
+libraries write to C-level stdout is sent to stderr (:func:`cspopt.backends.console.result_stdout`).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-
 from cspopt import __version__
-from cspopt._console import result_stdout
-from cspopt.certified import DUALS, interval_options, resolve_protection, solve
-from cspopt.errors import CspoptError, InputError, PatternError, SolverError
+from cspopt.backends.console import result_stdout
+from cspopt.errors import CspoptError, PatternError, SolverError
+from cspopt.options import OPTIONS, refuse_inapplicable
+from cspopt.solving.api import DUALS, bound, certify, resolve_protection, solve
 
 __all__ = ["main"]
 
 log = logging.getLogger("cspopt")
 
-#: The defaults of the exact-disclosure flags are :func:`cspopt.solve`'s, read from it once.
-_SOLVE_DEFAULTS = {name: p.default for name, p in inspect.signature(solve).parameters.items()}
-#: Flags of the Lagrangian, and of the exact-disclosure models, with the parameter each sets.
-_LAGRANGIAN_FLAGS = {"--dual": "dual", "--iterations": "max_iterations"}
-_EXACT_FLAGS = {"--model": "model", "--solver": "solver", **_LAGRANGIAN_FLAGS}
+#: flag defaults come from the one declaration of the options
+_DEFAULT = {name: option.default for name, option in OPTIONS.items()}
 
 
 def _parse_ids(spec: str) -> list[int]:
@@ -101,49 +97,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if result.protected else 1
 
 
-def _solve_options(args: argparse.Namespace) -> dict:
+def _options(args: argparse.Namespace) -> dict:
+    """The options every solving command has, as :data:`cspopt.options.OPTIONS` names them."""
     return dict(model=args.model, weights=args.weights, publish_totals=args.publish_totals,
-                publish_zeros=args.publish_zeros, tau=args.tau)
+                publish_zeros=args.publish_zeros, tau=args.tau,
+                max_iterations=args.iterations)
 
 
-def _interval_options(args: argparse.Namespace, table) -> dict:
-    """Weights and must-publish cells for interval protection. Flags of the exact-disclosure
-    models are refused, naming them, rather than ignored."""
-    exact_only = [*_flags_given(args, _EXACT_FLAGS), *(["--tau"] if args.tau != 0 else []),
-                  *_multiplier_flags(args)]
-    if exact_only:
-        raise InputError(f"{', '.join(exact_only)}: for --protection exact; this table is "
-                         "solved with interval protection (its sensitive cells carry "
-                         "protection levels)")
-    return interval_options(table, dict(weights=args.weights,
-                                        publish_totals=args.publish_totals,
-                                        publish_zeros=args.publish_zeros))
-
-
-def _flags_given(args: argparse.Namespace, flags: dict[str, str]) -> list[str]:
-    """Those of ``flags`` (flag: solve() parameter) this command has and set to other than
-    solve()'s default."""
-    return [flag for flag, param in flags.items()
-            if getattr(args, _dest(flag), _SOLVE_DEFAULTS[param]) != _SOLVE_DEFAULTS[param]]
-
-
-def _multiplier_flags(args: argparse.Namespace) -> list[str]:
-    return [flag for flag in ("--multipliers", "--save-multipliers")
-            if getattr(args, _dest(flag), None) is not None]
-
-
-def _dest(flag: str) -> str:
-    """The attribute argparse stores ``flag`` under."""
-    return flag[2:].replace("-", "_")
-
-
-def _refuse_lagrangian_flags(args: argparse.Namespace, *, applies: bool) -> None:
-    """Flags of the Lagrangian are refused, naming them, where another method runs."""
-    given = [*_flags_given(args, _LAGRANGIAN_FLAGS), *_multiplier_flags(args)]
-    if given and not applies:
-        method = "--relax" if getattr(args, "relax", False) else f"--method {args.method}"
-        raise InputError(f"{', '.join(given)}: for the Lagrangian (--method lagrangian or "
-                         f"auto), not {method}")
+def _refuse(table, args: argparse.Namespace, method: str, options: dict) -> None:
+    """The API's refusal of options where they do not apply, naming the flags."""
+    refuse_inapplicable(options, protection=resolve_protection(table, args.protection),
+                        method=method, cli=True)
 
 
 def _load(args: argparse.Namespace):
@@ -179,49 +143,19 @@ def _print_result(result, as_json: bool) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    import cspopt
-    from cspopt.formulations import solve_exact
     table = _load(args)
     start = _parse_ids(args.start) if args.start else None
-    protection = resolve_protection(table, args.protection)
-    if protection == "interval":
-        if args.method == "lagrangian":
-            raise InputError("interval protection is solved by branch-and-cut (SCIP) or the "
-                             "compact Fischetti-Salazar MIP (HiGHS): --method lagrangian "
-                             "applies to --protection exact")
-        options = _interval_options(args, table)
-        if args.relax or args.method == "mip":
-            from cspopt.interval import solve_interval
-
-            result = solve_interval(table, relax=args.relax, route=args.route,
-                                    time_limit=args.time_limit, gap=args.gap,
-                                    verbose=args.verbose, mip_start=start, **options)
-        else:
-            from cspopt.branch_and_cut import solve_branch_and_cut
-
-            progress = _progress_printer(sys.stderr.isatty() or args.verbose)
-            result = solve_branch_and_cut(table, time_limit=args.time_limit, gap=args.gap,
-                                          verbose=args.verbose, mip_start=start,
-                                          separation=args.separation,
-                                          candidate_sets=args.candidate_sets,
-                                          progress=progress, **options)
-            if progress is not None:
-                print(file=sys.stderr)
-    elif args.relax or args.method == "mip":
-        _refuse_lagrangian_flags(args, applies=False)
-        result = solve_exact(
-            table, relax=args.relax, solver=args.solver, route=args.route,
-            time_limit=args.time_limit, gap=args.gap, threads=args.threads,
-            verbose=args.verbose, mip_start=start, **_solve_options(args))
-    else:
-        _refuse_lagrangian_flags(args, applies=args.method != "branch-and-cut")
-        progress = _progress_printer(sys.stderr.isatty() or args.verbose)
-        result = cspopt.solve(
-            table, protection="exact", method=args.method, dual=args.dual, solver=args.solver,
-            time_limit=args.time_limit, max_iterations=args.iterations, gap=args.gap,
-            threads=args.threads, start=start, progress=progress, **_solve_options(args))
-        if progress is not None:
-            print(file=sys.stderr)
+    method = "mip" if args.relax and args.method == "auto" else args.method
+    options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
+                   route=args.route, relax=args.relax, separation=args.separation,
+                   candidate_sets=args.candidate_sets)
+    _refuse(table, args, method, options)
+    progress = _progress_printer(sys.stderr.isatty() or args.verbose)
+    result = solve(table, protection=args.protection, method=method,
+                   time_limit=args.time_limit, gap=args.gap, start=start,
+                   verbose=args.verbose, progress=progress, **options)
+    if progress is not None:
+        print(file=sys.stderr)
     if args.plot:
         from cspopt.plot import plot_bounds
         plot_bounds(result, args.plot)
@@ -230,46 +164,35 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_bound(args: argparse.Namespace) -> int:
-    import cspopt
     table = _load(args)
-    protection = resolve_protection(table, args.protection)
-    if protection == "interval":
-        result = cspopt.bound(table, method=args.method, protection="interval",
-                              time_limit=args.time_limit, **_interval_options(args, table))
-    else:
-        lagrangian = args.method in ("auto", "lagrangian")
-        _refuse_lagrangian_flags(args, applies=lagrangian)
-        extra = {}
-        if lagrangian:
-            from cspopt.lagrangian import Multipliers
+    multipliers = None
+    if args.multipliers is not None:
+        from cspopt.bounds import Multipliers
 
-            extra = dict(dual=args.dual, max_iterations=args.iterations, multipliers=(
-                None if args.multipliers is None else Multipliers.load(args.multipliers)))
-        result = cspopt.bound(table, method=args.method, protection="exact",
-                              time_limit=args.time_limit, **extra, **_solve_options(args))
-        if args.save_multipliers is not None and result.multipliers is not None:
-            result.multipliers.save(args.save_multipliers)
+        multipliers = Multipliers.load(args.multipliers)
+    options = dict(_options(args), dual=args.dual, multipliers=multipliers)
+    _refuse(table, args, args.method, dict(options, multipliers=multipliers or (
+        "to save" if args.save_multipliers is not None else None)))
+    result = bound(table, protection=args.protection, method=args.method,
+                   time_limit=args.time_limit, **options)
+    if args.save_multipliers is not None and result.multipliers is not None:
+        result.multipliers.save(args.save_multipliers)
     _print_result(result, args.json)
     return 0 if result.status == "bound_only" else 1
 
 
 def _cmd_certify(args: argparse.Namespace) -> int:
-    import cspopt
     table = _load(args)
-    protection = resolve_protection(table, args.protection)
-    if protection == "interval":
-        options = _interval_options(args, table)
-    else:
-        options = dict(_solve_options(args), max_iterations=args.iterations)
-    result = cspopt.certify(table, _parse_ids(args.suppress), protection=protection,
-                            time_limit=args.time_limit, **options)
+    _refuse(table, args, "auto", _options(args))
+    result = certify(table, _parse_ids(args.suppress), protection=args.protection,
+                     time_limit=args.time_limit, **_options(args))
     _print_result(result, args.json)
     return 0 if result.audit.protected else 1
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    from cspopt import generators
     from cspopt.io import write_table
+    from cspopt.table import generators
 
     table = generators.generate(args.kind, args.rows, args.cols, seed=args.seed,
                                 costs=args.costs)
@@ -293,11 +216,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
                          time_limit=args.time_limit, max_cells=args.max_cells,
-                         min_cells=args.min_cells)
+                         min_cells=args.min_cells, instances=args.instance)
 
 
 def _parser() -> argparse.ArgumentParser:
-    from cspopt.generators import KINDS
+    from cspopt.table.generators import KINDS
 
     parser = argparse.ArgumentParser(prog="cspopt", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cspopt {__version__}")
@@ -336,16 +259,16 @@ def _parser() -> argparse.ArgumentParser:
 
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", choices=["auto", "P", "PN"],
-                       default=_SOLVE_DEFAULTS["model"],
+                       default=_DEFAULT["model"],
                        help="(P) general tables, (P_N) nonnegative integer tables "
                             "(Almeida & Carvalho 2005); auto picks by the table")
         p.add_argument("--weights", choices=["value", "unit", "log"],
                        help="suppression weights (default: the table's costs)")
         p.add_argument("--publish-totals", action="store_true", help="never suppress totals")
         p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
-        p.add_argument("--tau", type=float, default=0.0, help="protection width threshold (§6)")
+        p.add_argument("--tau", type=float, default=_DEFAULT["tau"], help="protection width threshold (§6)")
         p.add_argument("--time-limit", type=float, metavar="S")
-        p.add_argument("--iterations", type=int, default=_SOLVE_DEFAULTS["max_iterations"],
+        p.add_argument("--iterations", type=int, default=_DEFAULT["max_iterations"],
                        help="Lagrangian iterations (default %(default)s)")
         p.add_argument("--json", action="store_true")
 
@@ -365,16 +288,16 @@ def _parser() -> argparse.ArgumentParser:
                         "compact model (--solver); interval protection: auto = "
                         "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
                         "(HiGHS)")
-    p.add_argument("--separation", choices=["auto", "network", "lp"], default="auto",
+    p.add_argument("--separation", choices=["auto", "network", "lp"], default=_DEFAULT["separation"],
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
                         "attacker LPs (any table)")
     p.add_argument("--candidate-sets", action="store_true",
                    help="branch-and-cut: separate only for Serpell et al.'s candidates for "
                         "initially exposed primaries (every primary is still checked)")
-    p.add_argument("--dual", choices=DUALS, default=_SOLVE_DEFAULTS["dual"])
+    p.add_argument("--dual", choices=DUALS, default=_DEFAULT["dual"])
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
-    p.add_argument("--solver", choices=["highs", "scip"], default=_SOLVE_DEFAULTS["solver"])
-    p.add_argument("--route", choices=["matrix", "pyomo"], default="matrix",
+    p.add_argument("--solver", choices=["highs", "scip"], default=_DEFAULT["solver"])
+    p.add_argument("--route", choices=["matrix", "pyomo"], default=_DEFAULT["route"],
                    help="how --method mip hands the model to the solver")
     p.add_argument("--gap", type=float, default=1e-6, help="relative MIP gap to stop at")
     p.add_argument("--threads", type=int)
@@ -396,7 +319,7 @@ def _parser() -> argparse.ArgumentParser:
                         "strengthened capacity cuts, the branch-and-cut's root), lp (the "
                         "compact model's LP bound, weaker) or mip (dual bound of a "
                         "time-limited branch-and-cut)")
-    p.add_argument("--dual", choices=DUALS, default=_SOLVE_DEFAULTS["dual"])
+    p.add_argument("--dual", choices=DUALS, default=_DEFAULT["dual"])
     p.add_argument("--multipliers", metavar="FILE.npz",
                    help="warm start: the Lagrangian goes on from multipliers an earlier "
                         "call saved (its bound is at least theirs)")
@@ -439,6 +362,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="skip sizes with more cells (exact)")
     p.add_argument("--min-cells", type=int, default=0,
                    help="skip sizes with fewer cells (exact: split a long run by size)")
+    p.add_argument("--instance", action="append", default=[], metavar="FILE",
+                   help="a table file the interval benchmark adds to its generated tables "
+                        "(repeatable; e.g. the CSPLIB tables)")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)

@@ -18,6 +18,7 @@ __all__ = [
     "TableFormatError",
     "PatternError",
     "NotNetworkError",
+    "MissingExtraError",
     "SolverError",
 ]
 
@@ -90,3 +91,8 @@ class NotNetworkError(CspoptError, ValueError):
 
 class SolverError(CspoptError, RuntimeError):
     """An LP/MIP solver returned a status that contradicts the table's own data."""
+
+
+class MissingExtraError(CspoptError, ImportError):
+    """An optional feature's package is not installed; the message names the extra to install
+    (e.g. ``pip install 'cspopt[plot]'``)."""

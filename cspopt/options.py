@@ -1,22 +1,147 @@
-"""Options every front door shares, declared and validated once (the API, the CLI through it)."""
+"""Options every front door shares, declared once: the API validates with them, the CLI reads
+its defaults and refusals from them, and the docs list them from here.
+
+Each :class:`Option` says which protections and which methods take it. A caller that sets an
+option (to other than its default) where it does not apply gets an :class:`InputError` naming
+the option and who takes it, instead of an option silently ignored.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from cspopt.errors import InputError
 
-__all__ = ["INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE", "AUDIT_SHARE",
-           "check_limits"]
+__all__ = ["Option", "OPTIONS", "INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE",
+           "AUDIT_SHARE", "check_limits", "refuse_inapplicable", "given_options", "flag"]
+
+_BOTH = frozenset({"exact", "interval"})
+_EXACT = frozenset({"exact"})
+_INTERVAL = frozenset({"interval"})
+_LAGRANGIAN = frozenset({"auto", "lagrangian"})
+_COMPACT = frozenset({"mip"})
+_BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its default, the protections and methods that take it (``methods=None``:
+    every method of those protections), who that is in words, what it does, and its CLI flag
+    where that is not ``--name-with-dashes``."""
+
+    default: Any
+    protections: frozenset[str]
+    methods: frozenset[str] | None
+    takers: str
+    doc: str
+    cli_flag: str | None = None
+
+
+#: every option of :func:`cspopt.solve` / :func:`cspopt.bound` / :func:`cspopt.certify`
+#: besides the table, the protection, the method and the limits
+OPTIONS: dict[str, Option] = {
+    "weights": Option(None, _BOTH, None, "every method",
+                      "suppression costs: 'value', 'unit', 'log' or one per cell "
+                      "(default: the table's costs)"),
+    "must_publish": Option(None, _BOTH, None, "every method", "cell ids never suppressed"),
+    "publish_totals": Option(False, _BOTH, None, "every method", "never suppress totals"),
+    "publish_zeros": Option(False, _BOTH, None, "every method", "never suppress zero cells"),
+    "preprocessing": Option(True, _BOTH, None, "every method",
+                            "drop sensitive cells the others already protect"),
+    "model": Option("auto", _EXACT, None, "protection='exact'",
+                    "(P) general tables, (P_N) nonnegative integer tables or tables where an "
+                    "a-priori bound binds (Almeida & Carvalho 2005); 'auto' picks"),
+    "tau": Option(0.0, _EXACT, None, "protection='exact'",
+                  "protection width threshold of (P_N) (Almeida & Carvalho 2005 §6)"),
+    "instance": Option(None, _EXACT, None, "protection='exact'",
+                       "a prebuilt ExactInstance (replaces model and the instance options)"),
+    "dual": Option("volume", _EXACT, _LAGRANGIAN,
+                   "the Lagrangian (method='lagrangian' or 'auto')",
+                   "how the Lagrangian dual is maximised: 'volume', 'subgradient' "
+                   "(Held-Wolfe-Crowder) or 'cutting-plane'"),
+    "max_iterations": Option(200, _EXACT, _LAGRANGIAN,
+                             "the Lagrangian (method='lagrangian' or 'auto')",
+                             "Lagrangian iterations", cli_flag="--iterations"),
+    "multipliers": Option(None, _EXACT, _LAGRANGIAN,
+                          "the Lagrangian (method='lagrangian' or 'auto')",
+                          "warm start: an earlier result's multipliers"),
+    "solver": Option("highs", _EXACT, _COMPACT, "the compact MIP (method='mip')",
+                     "'highs' or 'scip' for the compact MIP of (P)/(P_N)"),
+    "threads": Option(None, _EXACT, _COMPACT, "the compact MIP (method='mip')",
+                      "threads of the compact MIP's solver"),
+    "route": Option("matrix", _BOTH, _COMPACT, "the compact MIP (method='mip')",
+                    "how the compact model reaches the solver: 'matrix' or 'pyomo'"),
+    "relax": Option(False, _BOTH, _COMPACT, "the compact MIP (method='mip')",
+                    "solve the compact model's LP relaxation (a bound, no pattern)"),
+    "separation": Option("auto", _INTERVAL, _BRANCH_AND_CUT,
+                         "the interval branch-and-cut (method='auto' or 'branch-and-cut')",
+                         "capacity cuts from minimum cuts ('network', 2-D tables) or "
+                         "attacker LPs ('lp', any table)"),
+    "candidate_sets": Option(False, _INTERVAL, _BRANCH_AND_CUT,
+                             "the interval branch-and-cut (method='auto' or "
+                             "'branch-and-cut')",
+                             "separate only for Serpell et al.'s (2013) candidate primaries"),
+}
 
 #: instance options of interval protection, passed as ``**options``
-INTERVAL_OPTIONS = frozenset({"weights", "must_publish", "publish_totals", "publish_zeros"})
+INTERVAL_OPTIONS = frozenset({"weights", "must_publish", "publish_totals", "publish_zeros",
+                              "preprocessing"})
 #: instance options of exact disclosure (a superset), passed as ``**options``
-INSTANCE_OPTIONS = INTERVAL_OPTIONS | {"tau", "preprocessing"}
+INSTANCE_OPTIONS = INTERVAL_OPTIONS | {"tau"}
 #: share of a time limit a start heuristic may take before the bound gets the rest
 HEURISTIC_SHARE = 0.3
 #: share of a time limit kept for the final audit of the pattern, which always runs
 AUDIT_SHARE = 0.2
+
+_PROTECTION_WORDS = {"exact": "exact disclosure",
+                     "interval": "interval protection (the table's sensitive cells carry "
+                                 "protection levels, or protection='interval')"}
+
+
+def given_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Those of ``options`` set to other than their declared default."""
+    def differs(name, value):
+        default = OPTIONS[name].default
+        return value is not None if default is None else bool(value != default)
+    return {k: v for k, v in options.items() if k in OPTIONS and differs(k, v)}
+
+
+def flag(name: str) -> str:
+    """The CLI flag of option ``name``."""
+    return OPTIONS[name].cli_flag or "--" + name.replace("_", "-")
+
+
+def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: str,
+                        cli: bool = False) -> None:
+    """Refuse, naming them (as parameters, or with ``cli`` as flags) and who takes them, the
+    options of ``options``: unknown ones, and set ones the protection or the method does
+    not take."""
+    spell = flag if cli else str
+
+    def chosen(p: str) -> str:
+        return f"--protection {p}" if cli else f"protection='{p}'"
+
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"unknown option(s) {', '.join(unknown)}; the options are "
+                         f"{', '.join(sorted(OPTIONS))}")
+    given = sorted(given_options(options))
+    elsewhere = [spell(k) for k in given if protection not in OPTIONS[k].protections]
+    if elsewhere:
+        other = "exact" if protection == "interval" else "interval"
+        raise InputError(f"{', '.join(elsewhere)}: for {chosen(other)}, but this is "
+                         f"{_PROTECTION_WORDS[protection]}. Pass {chosen(other)} for "
+                         f"{_PROTECTION_WORDS[other].split(' (')[0]}")
+    by_takers: dict[str, list[str]] = {}
+    for k in given:
+        methods = OPTIONS[k].methods
+        if methods is not None and method not in methods:
+            by_takers.setdefault(OPTIONS[k].takers, []).append(spell(k))
+    for takers, names in by_takers.items():
+        raise InputError(f"{', '.join(names)}: for {takers}, not method {method!r}")
 
 
 def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1e-6,

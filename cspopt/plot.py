@@ -5,12 +5,19 @@ from __future__ import annotations
 import math
 import os
 
+from cspopt.errors import MissingExtraError
+
 __all__ = ["plot_bounds"]
 
 
 def plot_bounds(result, path: str | os.PathLike, *, title: str | None = None) -> None:
-    """Write a PNG of the lower and upper bounds in ``result.history`` against time."""
-    import matplotlib
+    """Write a PNG of the lower and upper bounds in ``result.history`` against time.
+
+    Needs the ``plot`` extra (matplotlib): :class:`MissingExtraError` otherwise."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtraError("plotting needs matplotlib: pip install 'cspopt[plot]'") from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

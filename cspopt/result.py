@@ -102,7 +102,7 @@ class SolveResult:
         here), plus method-specific keys (``phase``, ``ms``, ``step``, ...).
     audit : AuditResult or None
         The independent audit of the returned pattern.
-    multipliers : cspopt.lagrangian.Multipliers or None
+    multipliers : cspopt.bounds.Multipliers or None
         What the Lagrangian leaves for warm-starting the next call (pass it as
         ``multipliers=``): ``bound``, the multipliers (protected cells x candidate cells)
         whose Lagrangian value is the best bound, and ``steps``, the subgradient's own best

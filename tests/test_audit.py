@@ -5,12 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
 
 from cspopt import Table, audit, graph_audit
 from cspopt.errors import InputError, NotNetworkError, PatternError
 from cspopt.io.jj import read_jj
-
-from conftest import INSTANCES
 
 FIG1 = [[2, 3, 0], [1, 4, 1], [0, 5, 0]]
 FIG3 = [[2, 3, 0], [1, 4, 1], [0, 5, 1]]

@@ -5,27 +5,22 @@ import math
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
+from oracles import brute_force_interval, tiny_interval_tables, tiny_shapes
 
 from cspopt import Table, audit
-from cspopt.branch_and_cut import capacity_bound, capacity_lp, solve_branch_and_cut
-from cspopt.capacity import CapacityOracle
+from cspopt.bounds.capacity import capacity_bound, capacity_lp
 from cspopt.errors import InputError
-from cspopt.generators import gensup_class1, gensup_class2, hierarchical_2d, smith_factors
-from cspopt.interval import build_interval_instance, solve_interval
 from cspopt.io import read_table
-
-from conftest import INSTANCES
-from test_interval import brute_force_interval, tiny_shapes
-
-
-def tiny_tables(seed, count, max_free=12):
-    rng = np.random.default_rng(seed)
-    for _, (data, sens) in zip(range(count), tiny_shapes(rng, max_free=max_free)):
-        prot = np.ceil(rng.uniform(0.1, 0.6) * data)
-        spl = np.where(rng.random(data.shape) < 0.3, 2 * prot + 1, 0)
-        yield Table.from_array(data, sensitive=sens, lower_protection=prot,
-                               upper_protection=prot, sliding_protection=spl,
-                               costs=rng.choice(["value", "unit"]))
+from cspopt.models.interval import build_interval_instance
+from cspopt.models.interval.capacity import CapacityOracle
+from cspopt.solving import solve_branch_and_cut, solve_interval
+from cspopt.table.generators import (
+    gensup_class1,
+    gensup_class2,
+    hierarchical_2d,
+    smith_factors,
+)
 
 
 @pytest.mark.parametrize("separation", ["network", "lp"])
@@ -68,7 +63,7 @@ def _all_patterns_judged(table, rng):
 
 def test_capacity_cuts_are_valid_for_every_protecting_pattern():
     rng = np.random.default_rng(11)
-    for table in tiny_tables(3, 15, max_free=8):
+    for table in tiny_interval_tables(3, 15, max_free=8):
         _all_patterns_judged(table, rng)
 
 
@@ -87,7 +82,7 @@ def test_sliding_protection_counts_the_cells_own_bounds():
 
 
 def test_optimum_equals_brute_force_and_compact_model():
-    for table in tiny_tables(7, 30):
+    for table in tiny_interval_tables(7, 30):
         expected = brute_force_interval(table)
         for separation in ("network", "lp"):
             result = solve_branch_and_cut(table, separation=separation)
@@ -153,7 +148,7 @@ def test_prune_equals_full_delete_and_check():
     as re-checking everything after each removal, and the result is minimal."""
     rng = np.random.default_rng(4)
     for table in [gensup_class2(8, 6, seed=3), hierarchical_2d(6, 4, seed=0),
-                  *tiny_tables(9, 10)]:
+                  *tiny_interval_tables(9, 10)]:
         inst = build_interval_instance(table)
         for method in ("network", "lp"):
             try:
@@ -200,9 +195,8 @@ def test_strict_ons_protection():
 
 
 def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
+    import cspopt.solving.branch_and_cut as bc
     from cspopt.errors import SolverError
-
-    import cspopt.branch_and_cut as bc
 
     table = read_table(INSTANCES / "pp_shadow.jj")
     inside = {"scip": False}

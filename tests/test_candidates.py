@@ -3,13 +3,12 @@ branch-and-cut that separates only for them."""
 
 import numpy as np
 import pytest
+from oracles import tiny_interval_tables
 
 from cspopt import Table, audit
-from cspopt.branch_and_cut import solve_branch_and_cut
-from cspopt.candidates import candidate_primaries, unpicked
-from cspopt.interval import build_interval_instance
-
-from test_branch_and_cut import tiny_tables
+from cspopt.models.interval import build_interval_instance
+from cspopt.models.interval.candidates import candidate_primaries, unpicked
+from cspopt.solving import solve_branch_and_cut
 
 FIG1 = [[9, 51, 41, 47, 3, 48], [8, 1, 54, 44, 45, 12], [8, 70, 6, 76, 64, 21],
         [33, 46, 45, 27, 37, 60], [87, 51, 18, 35, 49, 72], [48, 59, 39, 65, 35, 58]]
@@ -69,7 +68,7 @@ def test_unpicking_bounds_are_valid():
 
 def test_branch_and_cut_with_candidate_sets_is_exact():
     """Separation restricted to K, enforcement on all of E: the same optimum."""
-    for table in tiny_tables(3, 25):
+    for table in tiny_interval_tables(3, 25):
         plain = solve_branch_and_cut(table)
         focused = solve_branch_and_cut(table, candidate_sets=True)
         assert focused.status == plain.status

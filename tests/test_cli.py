@@ -5,10 +5,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import INSTANCES
 
 from cspopt.cli import main
-
-from conftest import INSTANCES
 
 EX1 = str(INSTANCES / "ex1.jj")
 

@@ -1,16 +1,16 @@
-"""Cut packing (cspopt.cut_packing): every pooled cut is a cut, its bound is valid."""
+"""Cut packing (cspopt.bounds.cut_packing): every pooled cut is a cut, its bound is valid."""
 
 import numpy as np
 import pytest
+from oracles import brute_force_model, lagrangian_family, tiny_exact_tables
 
-from cspopt.cut_packing import CutPool
-from cspopt.formulations import build_instance, solve_exact
-from cspopt.generators import almeida_carvalho_set1
-from cspopt.lagrangian import (PathOracle, end_multipliers, evaluate, exclusion_search,
-                               path_heuristic, project_capped, subgradient)
-
-from test_exact import brute_force, tiny_tables
-from test_lagrangian import family
+from cspopt.bounds import subgradient
+from cspopt.bounds.cut_packing import CutPool
+from cspopt.bounds.lagrangian import end_multipliers, evaluate, project_capped
+from cspopt.heuristics import exclusion_search, path_heuristic
+from cspopt.models.exact import PathOracle, build_instance
+from cspopt.solving import solve_exact
+from cspopt.table.generators import almeida_carvalho_set1
 
 
 def crosses_every_path(oracle, position, cells) -> bool:
@@ -31,8 +31,8 @@ def test_pooled_cuts_are_cuts_and_their_packing_a_valid_bound(model):
     (P_N)'s K_2 cells in both directions; the tiny tables have zero cells, whose arcs run one
     way only), and ``z`` at the packing's multipliers is at least the packing's value and at
     most the optimum (MIP on the seeded family, brute force on the tiny tables)."""
-    tables = [(table, solve_exact(table, model=model).objective) for table in family()]
-    tables += [(table, brute_force(table, model)) for table in tiny_tables(20, 5)]
+    tables = [(table, solve_exact(table, model=model).objective) for table in lagrangian_family()]
+    tables += [(table, brute_force_model(table, model)) for table in tiny_exact_tables(20, 5)]
     for table, optimum in tables:
         inst = build_instance(table, model)
         if not np.isfinite(optimum) or inst.protected_cells.size == 0:
@@ -57,8 +57,8 @@ def test_subgradient_bounds_with_packing_match_brute_force():
     """On tiny tables, the subgradient's bound with cut packing is at most the brute-force
     optimum (P and P_N), and its best multipliers certify it."""
     for model in ("P", "PN"):
-        for table in tiny_tables(12, 5):
-            optimum = brute_force(table, model)
+        for table in tiny_exact_tables(12, 5):
+            optimum = brute_force_model(table, model)
             if not np.isfinite(optimum):
                 continue
             inst = build_instance(table, model)

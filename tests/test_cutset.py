@@ -5,29 +5,29 @@ import math
 
 import numpy as np
 import pytest
+from oracles import brute_force_model, tiny_exact_tables
 
 import cspopt
 from cspopt import Table, audit, graph_audit
-from cspopt.branch_and_cut import capacity_lp
-from cspopt.capacity import CapacityOracle
+from cspopt.bounds.capacity import capacity_lp
 from cspopt.errors import InputError
-from cspopt.formulations import build_instance, solve_exact
-from cspopt.formulations.cutset import exact_as_interval, solve_cutset
-from cspopt.formulations.instance import modelled_table
-from cspopt.generators import almeida_carvalho_set1, almeida_carvalho_set2
-from cspopt.interval import build_interval_instance
-
-from test_exact import brute_force, tiny_tables
+from cspopt.models.exact import build_instance
+from cspopt.models.exact.instance import modelled_table
+from cspopt.models.interval import ExactAsInterval, build_interval_instance
+from cspopt.models.interval.capacity import CapacityOracle
+from cspopt.solving import solve_exact
+from cspopt.solving.cutset import solve_cutset
+from cspopt.table.generators import almeida_carvalho_set1, almeida_carvalho_set2
 
 
 def test_interval_statement_protects_the_same_patterns():
     """Random patterns: the interval audit of the translated table and the exact audit of
     the modelled table give the same verdict, cell by cell."""
     rng = np.random.default_rng(0)
-    for table in tiny_tables(40, seed=5):
+    for table in tiny_exact_tables(40, seed=5):
         for model in ("P", "PN"):
             inst = build_instance(table, model, preprocessing=False)
-            interval, published = exact_as_interval(inst)
+            interval, published = ExactAsInterval(inst).apply()
             semantics = modelled_table(table, model)
             for _ in range(8):
                 pattern = inst.candidates[rng.random(inst.candidates.size) < 0.5]
@@ -40,9 +40,9 @@ def test_interval_statement_protects_the_same_patterns():
 
 
 def test_optimum_equals_brute_force_on_tiny_tables():
-    for table in tiny_tables(60, seed=3):
+    for table in tiny_exact_tables(60, seed=3):
         for model in ("P", "PN"):
-            expected = brute_force(table, model)
+            expected = brute_force_model(table, model)
             result = solve_cutset(build_instance(table, model))
             if math.isinf(expected):
                 assert result.termination == "infeasible", table.name
@@ -66,7 +66,7 @@ def test_root_lp_and_optimum_match_the_compact_model():
     of the two directions do not see that (0.75 of 3 on the first set 2 table). Same optimum."""
     for table, model, options in _seeded():
         inst = build_instance(table, model, **options)
-        interval, published = exact_as_interval(inst)
+        interval, published = ExactAsInterval(inst).apply()
         iinst = build_interval_instance(interval, weights=inst.weights, must_publish=published,
                                         preprocessing=False)
         root = capacity_lp(iinst, CapacityOracle(iinst))[0]
@@ -182,7 +182,7 @@ def test_certify_runs_the_branch_and_cut_then_the_lagrangian_if_time_is_left(
     """Exact certify: the branch-and-cut from the pattern settles both the optimum (proven)
     and the heuristic's pattern of 13 (the bound is the optimum 12). When it stops at its
     time limit, the Lagrangian adds its bound in the time left."""
-    import cspopt.certified
+    import cspopt.solving.api
 
     table, optimum, _ = open_gap_table
     best = cspopt.certify(table, optimum.suppressed, protection="exact", model="PN")
@@ -194,7 +194,7 @@ def test_certify_runs_the_branch_and_cut_then_the_lagrangian_if_time_is_left(
     def hurried(inst, *, time_limit=None, **kwargs):
         return solve_cutset(inst, time_limit=1e-3, **kwargs)
 
-    monkeypatch.setattr(cspopt.certified, "solve_cutset", hurried)
+    monkeypatch.setattr(cspopt.solving.api, "solve_cutset", hurried)
     fallback = cspopt.certify(table, heuristic.suppressed, protection="exact", model="PN")
     assert fallback.termination != "optimal" and fallback.multipliers is not None
     assert heuristic.lower_bound <= fallback.lower_bound <= 12  # the Lagrangian's bound

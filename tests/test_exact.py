@@ -2,56 +2,25 @@
 
 import math
 
-import numpy as np
 import pytest
+from conftest import INSTANCES
+from oracles import brute_force_model, tiny_exact_tables
 
 from cspopt import Table, audit, graph_audit
 from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
-from cspopt.formulations import build_instance, solve_exact
-from cspopt.formulations.exact import build_p_model, build_pn_model
-from cspopt.formulations.instance import modelled_table
-from cspopt.generators import almeida_carvalho_set2
 from cspopt.io import read_table
-
-from conftest import INSTANCES
-
-
-def brute_force(table, model, **options):
-    """Cheapest protected pattern over all subsets of the candidate cells (graph audit)."""
-    inst = build_instance(table, model, preprocessing=False, **options)
-    modelled = modelled_table(table, model)
-    cand = inst.candidates
-    masks = np.arange(1 << cand.size)
-    bits = (masks[:, None] >> np.arange(cand.size)) & 1
-    costs = bits @ inst.weights[cand]
-    for i in np.argsort(costs, kind="stable"):
-        pattern = cand[bits[i] == 1]
-        if graph_audit(modelled, pattern).protected:
-            return float(costs[i])
-    return math.inf
-
-
-def tiny_tables(count, seed):
-    rng = np.random.default_rng(seed)
-    made = 0
-    while made < count:
-        m, n = rng.integers(2, 5, size=2)
-        data = rng.integers(0, 5, size=(m, n)) * (rng.random((m, n)) > 0.25)
-        sens = rng.random((m, n)) < rng.uniform(0.15, 0.6)  # dense S_1 stresses path ends
-        if not sens.any():
-            sens[rng.integers(m), rng.integers(n)] = True
-        if (m + 1) * (n + 1) - sens.sum() > 14:
-            continue
-        weights = "unit" if rng.random() < 0.4 else "value"
-        yield Table.from_array(data, sensitive=sens, costs=weights, name=f"tiny{made}")
-        made += 1
+from cspopt.models.exact import build_instance
+from cspopt.models.exact.compact import build_p_model, build_pn_model
+from cspopt.models.exact.instance import modelled_table
+from cspopt.solving import solve_exact
+from cspopt.table.generators import almeida_carvalho_set2
 
 
 def test_mip_optimum_equals_brute_force_on_tiny_tables():
-    for table in tiny_tables(120, seed=3):
+    for table in tiny_exact_tables(120, seed=3):
         optimum = {}
         for model in ("P", "PN"):
-            expected = brute_force(table, model)
+            expected = brute_force_model(table, model)
             result = solve_exact(table, model=model)
             if math.isinf(expected):
                 assert result.termination == "infeasible", table.name

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import INSTANCES
 
 EX1 = str(INSTANCES / "ex1.jj")

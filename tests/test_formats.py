@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
 
 from cspopt import Dimension, Table
 from cspopt.errors import InputError, NonAdditiveError, TableFormatError
-from cspopt.generators import hierarchical_2d
 from cspopt.io import read_table, write_table
 from cspopt.io.jj import read_jj
-
-from conftest import INSTANCES
+from cspopt.table.generators import hierarchical_2d
 
 
 def _same_relations(a, b):

@@ -17,13 +17,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import brute_force
 
 import cspopt
 from cspopt.audit import audit
 from cspopt.errors import NotNetworkError
 from cspopt.table import Table
-
-from oracles import brute_force
 
 #: examples per property in the default run, and in the long benchmark run
 QUICK, LONG = 8, 300
@@ -165,8 +164,7 @@ def _solve(table, requirement, options):
     options = dict(options)
     method = options.pop("method")
     if requirement == "interval":
-        from cspopt.branch_and_cut import solve_branch_and_cut
-        from cspopt.interval import solve_interval
+        from cspopt.solving import solve_branch_and_cut, solve_interval
 
         if method == "mip":
             return solve_interval(table)

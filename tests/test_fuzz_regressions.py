@@ -4,17 +4,14 @@ pattern passes the audit, every bound is valid, no method crashes or claims a fa
 import math
 
 import pytest
+from conftest import INSTANCES
+from oracles import brute_force
 
 import cspopt
 from cspopt.audit import audit
-from cspopt.branch_and_cut import solve_branch_and_cut
 from cspopt.errors import InvalidCellError
-from cspopt.formulations import solve_exact
-from cspopt.interval import solve_interval
 from cspopt.io import read_table
-
-from conftest import INSTANCES
-from oracles import brute_force
+from cspopt.solving import solve_branch_and_cut, solve_exact, solve_interval
 
 FUZZ = INSTANCES / "fuzz"
 
@@ -93,7 +90,8 @@ def test_incremental_attacker_fallbacks_are_safe():
     exposing pattern (the repair's last resort) keeps its cells. Both pass the audit."""
     import time
 
-    from cspopt.interval import build_interval_instance, incremental_attacker
+    from cspopt.heuristics import incremental_attacker
+    from cspopt.models.interval import build_interval_instance
 
     table = read_table(FUZZ / "fz_3d_0.jj")
     inst = build_interval_instance(table)

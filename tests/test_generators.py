@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from cspopt import audit, generators
+from cspopt import audit
 from cspopt.errors import InputError
+from cspopt.table import generators
 
 
 @pytest.mark.parametrize("kind", sorted(generators.KINDS))

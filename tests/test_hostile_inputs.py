@@ -2,14 +2,13 @@
 one line on stderr naming the cell, relation, line or option, exit code 2, nothing on stdout."""
 
 import pytest
+from conftest import INSTANCES
 
 import cspopt
 from cspopt.cli import main
 from cspopt.errors import InputError
-from cspopt.formulations import solve_exact
 from cspopt.io import read_table
-
-from conftest import INSTANCES
+from cspopt.solving import solve_exact
 
 EX1 = str(INSTANCES / "ex1.jj")
 GOOD = (INSTANCES / "ex1.jj").read_text().splitlines()

@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
 
 from cspopt import graph_audit
 from cspopt.io import read_table
-
-from conftest import INSTANCES
 
 
 def _brute_force_optimum(table):

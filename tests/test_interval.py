@@ -4,31 +4,15 @@ import math
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
+from oracles import brute_force_interval, tiny_shapes
 
 from cspopt import Table, audit
 from cspopt.errors import InputError
-from cspopt.generators import gensup_class2, hierarchical_2d
-from cspopt.interval import build_fs_model, build_interval_instance, solve_interval
 from cspopt.io import read_table
-
-from conftest import INSTANCES
-
-
-def brute_force_interval(table):
-    inst = build_interval_instance(table, preprocessing=False)
-    cand = inst.candidates
-    best = math.inf
-    order = sorted(range(1 << cand.size), key=lambda mask: sum(
-        inst.weights[cand[i]] for i in range(cand.size) if mask >> i & 1))
-    for mask in order:
-        pattern = [int(cand[i]) for i in range(cand.size) if mask >> i & 1]
-        cost = inst.weights[pattern].sum() if pattern else 0.0
-        if cost >= best:
-            break
-        if audit(table, pattern, requirement="interval", cells="sensitive").protected:
-            best = cost
-            break
-    return best
+from cspopt.models.interval import build_fs_model, build_interval_instance
+from cspopt.solving import solve_interval
+from cspopt.table.generators import gensup_class2, hierarchical_2d
 
 
 def test_ex1_optimum_is_1950_on_both_routes():
@@ -48,17 +32,6 @@ def test_pp_shadow_hierarchical_optimum_beats_modular():
     with_file_costs = solve_interval(read_table(INSTANCES / "pp_shadow.jj"))
     assert with_file_costs.objective == 621 and with_file_costs.proven_optimal
     assert with_file_costs.suppressed == (23, 96, 98, 114, 115, 133)
-
-
-def tiny_shapes(rng, *, values=(1, 20), density=0.3, max_free=12):
-    """Endless ``(data, sensitive)`` of 2x2 to 3x3 internal cells, with at least one
-    sensitive cell and at most ``max_free`` non-sensitive cells once margins are added."""
-    while True:
-        m, n = rng.integers(2, 4, size=2)
-        data = rng.integers(*values, size=(m, n))
-        sens = rng.random((m, n)) < density
-        if sens.any() and (m + 1) * (n + 1) - sens.sum() <= max_free:
-            yield data, sens
 
 
 def test_optimum_equals_brute_force_on_tiny_tables():
@@ -114,7 +87,7 @@ def test_interval_errors():
 
 
 def test_incremental_attacker_heuristic_is_safe_and_seeds_the_mip():
-    from cspopt.interval import incremental_attacker
+    from cspopt.heuristics import incremental_attacker
 
     tables = [read_table(INSTANCES / "ex1.jj"), read_table(INSTANCES / "pp_shadow.jj"),
               gensup_class2(8, 6, seed=3), hierarchical_2d(6, 4, seed=3)]
@@ -173,17 +146,17 @@ def test_bound_oracle_for_interval_protection():
 
 def test_incremental_attacker_without_warm_starts(monkeypatch):
     """The cold path (taken when warm starts turn out slower) protects as well."""
-    from cspopt import interval
+    from cspopt.heuristics import incremental as heuristic
 
-    warm_init = interval._ResolvedLP.__init__
+    warm_init = heuristic._ResolvedLP.__init__
 
     def cold_init(self, matrix):
         warm_init(self, matrix)
         self.warm = False
 
-    monkeypatch.setattr(interval._ResolvedLP, "__init__", cold_init)
+    monkeypatch.setattr(heuristic._ResolvedLP, "__init__", cold_init)
     for table in (read_table(INSTANCES / "pp_shadow.jj"), gensup_class2(8, 6, seed=3)):
-        pattern = interval.incremental_attacker(build_interval_instance(table))
+        pattern = heuristic.incremental_attacker(build_interval_instance(table))
         assert audit(table, pattern, requirement="interval", cells="sensitive").protected
 
 

@@ -5,14 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
 
 from cspopt.audit import audit
 from cspopt.errors import InvalidCellError, NonAdditiveError, TableFormatError
-from cspopt.interval import solve_interval
 from cspopt.io.jj import finite_bound, format_jj, parse_jj, read_jj, write_jj
-
-from conftest import INSTANCES
-
+from cspopt.solving import solve_interval
 
 #: shared tables refused by design (tests/test_fuzz_regressions.py)
 REFUSED = {"tiny_1e-12.jj"}

@@ -5,33 +5,31 @@ from functools import partial
 
 import numpy as np
 import pytest
+from conftest import INSTANCES
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import brute_force_model, lagrangian_family, tiny_exact_tables
 
 import cspopt
 from cspopt import Table, audit
+from cspopt.bounds import cutting_plane, subgradient
+from cspopt.bounds.lagrangian import (
+    Multipliers,
+    evaluate,
+    project_capped,
+    tight_multipliers,
+)
 from cspopt.errors import InputError
-from cspopt.formulations import build_instance, solve_exact
-from cspopt.generators import almeida_carvalho_set1, almeida_carvalho_set2
+from cspopt.heuristics import exclusion_search, path_heuristic
 from cspopt.io import read_table
-from cspopt.lagrangian import (Multipliers, PathOracle, cutting_plane, evaluate,
-                               exclusion_search, path_heuristic, project_capped, subgradient,
-                               tight_multipliers)
-
-from conftest import INSTANCES
-from test_exact import brute_force, tiny_tables
-
-
-def family():
-    for seed in range(4):
-        for costs in ("value", "unit"):
-            yield almeida_carvalho_set2(11 + seed, 7, seed=seed, costs=costs)
-    yield almeida_carvalho_set1(14, 9, seed=5)
+from cspopt.models.exact import PathOracle, build_instance
+from cspopt.solving import solve_exact
+from cspopt.table.generators import almeida_carvalho_set1, almeida_carvalho_set2
 
 
 @pytest.mark.parametrize("model", ["P", "PN"])
 def test_bounds_are_valid_and_incumbents_safe(model):
-    for table in family():
+    for table in lagrangian_family():
         inst = build_instance(table, model)
         oracle = PathOracle(inst)
         optimum = solve_exact(table, model=model)
@@ -66,11 +64,11 @@ def test_bounds_are_valid_and_incumbents_safe(model):
 def test_volume_rule_reaches_the_lp_bound(table, opts):
     """The issue's convergence criterion on Table 2-4 design tables, strictly: the bound
     after 200 iterations, with no stop on a proof (``cspopt bench lagrangian``: the whole
-    design). Without the ascent (:func:`cspopt.lagrangian._ascend`) set 1 40x20 seed 9 ended
+    design). Without the ascent (:func:`cspopt.bounds.dual._ascend`) set 1 40x20 seed 9 ended
     1.3 %, set 2 (unit weights) 40x20 seed 2 4.5 % and 60x40 seed 3 5.1 % below; with the
     step factor capped at 2, set 1 60x40 seed 0 ended 2.1 % and set 2 60x40 seed 0 7.7 %.
     The halving rule stayed below the volume rule on all seven until the cut packing
-    (:mod:`cspopt.cut_packing`), which lifts both; its bound is checked as valid."""
+    (:mod:`cspopt.bounds.cut_packing`), which lifts both; its bound is checked as valid."""
     inst = build_instance(table, "P", **opts)
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
@@ -124,8 +122,8 @@ def test_any_warm_start_gives_a_valid_bound(seed, scale, model):
     """Whatever multipliers a caller passes (above the caps, zero, random), the bound is at
     most the brute-force optimum, a :class:`Multipliers`' own bound is kept, and the best
     multipliers certify the bound."""
-    table = next(tiny_tables(1, seed))
-    optimum = brute_force(table, model)
+    table = next(tiny_exact_tables(1, seed))
+    optimum = brute_force_model(table, model)
     inst = build_instance(table, model)
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
@@ -148,7 +146,7 @@ def test_tight_multipliers_keep_every_path_length(model):
     """Tightening frees capacity and changes no shortest path's length, for (P) and for
     both directions of (P_N)'s K_2 cells."""
     rng = np.random.default_rng(3)
-    for table in family():
+    for table in lagrangian_family():
         inst = build_instance(table, model)
         oracle = PathOracle(inst)
         weights = inst.weights[inst.candidates]
@@ -164,7 +162,7 @@ def test_tight_multipliers_keep_every_path_length(model):
 
 
 def test_exclusion_search_keeps_patterns_safe_and_never_worse():
-    tables = list(family()) + [almeida_carvalho_set1(19, 9, seed=2)]
+    tables = list(lagrangian_family()) + [almeida_carvalho_set1(19, 9, seed=2)]
     improved = 0
     for table in tables:
         inst = build_instance(table, "P", publish_zeros=table.name.startswith("ac-set1"))
@@ -179,9 +177,9 @@ def test_exclusion_search_keeps_patterns_safe_and_never_worse():
 
 
 def test_certified_solve_matches_brute_force_on_tiny_tables():
-    for table in tiny_tables(60, seed=11):
+    for table in tiny_exact_tables(60, seed=11):
         for model in ("P", "PN"):
-            expected = brute_force(table, model)
+            expected = brute_force_model(table, model)
             result = cspopt.solve(table, model=model)
             if math.isinf(expected):
                 assert result.status == "infeasible"
@@ -192,7 +190,7 @@ def test_certified_solve_matches_brute_force_on_tiny_tables():
 
 
 def test_pipeline_proves_seeded_family_and_reports_history():
-    for table in family():
+    for table in lagrangian_family():
         result = cspopt.solve(table, protection="exact", time_limit=120)
         assert result.proven_optimal, table.name
         assert result.objective == pytest.approx(solve_exact(table).objective)

@@ -6,16 +6,16 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg as sl
+from conftest import INSTANCES
+from oracles import brute_force_interval
 
 from cspopt import Table
-from cspopt.branch_and_cut import capacity_lp, solve_branch_and_cut
-from cspopt.capacity import CapacityOracle
-from cspopt.interval import build_interval_instance, solve_interval
+from cspopt.bounds.capacity import capacity_lp
 from cspopt.io import read_table
-from cspopt.linked import deviation_classes
-
-from conftest import INSTANCES
-from test_interval import brute_force_interval
+from cspopt.models.interval import build_interval_instance
+from cspopt.models.interval.capacity import CapacityOracle
+from cspopt.models.interval.linked import deviation_classes
+from cspopt.solving import solve_branch_and_cut, solve_interval
 
 
 def table_with_copies(data, copies, *, sensitive, protection, costs="value"):

@@ -3,12 +3,16 @@
 import math
 
 import pytest
+from conftest import INSTANCES
 
 from cspopt.bench import run_benchmark
+from cspopt.bench.peer import (
+    _bounds,
+    _secondaries,
+    run_tauargus_opt,
+    tauargus_available,
+)
 from cspopt.io import read_table
-from cspopt.peer import _bounds, _secondaries, run_tauargus_opt, tauargus_available
-
-from conftest import INSTANCES
 
 STA = """cells sums cells sums |P| pl0 l1u1 l1u0 l0u1 l0u0  tprep  theur0   UB0  theur1  theur*    UB1     LB1     time   opt   SUP   time  BestLB  nodes
 

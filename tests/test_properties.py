@@ -62,7 +62,7 @@ def test_dual_bound_is_valid_for_any_duals(lp, noise):
     import highspy
     import scipy.sparse as sp
 
-    from cspopt._highs import dual_bound, new_highs
+    from cspopt.backends.highs import dual_bound, new_highs
 
     matrix, cost, upper, row_lower, row_upper = lp
     h = new_highs(sp.csc_matrix(matrix), cost, np.zeros(cost.size), upper, row_lower,

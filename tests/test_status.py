@@ -3,13 +3,12 @@
 import math
 
 import pytest
+from conftest import INSTANCES
 
 import cspopt
 from cspopt.audit import audit
 from cspopt.io import read_table
 from cspopt.result import SolutionStatus, SolveResult, TerminationCondition
-
-from conftest import INSTANCES
 
 
 def make(termination, status, objective, lower, audit_result=None, proven=True):

@@ -1,6 +1,6 @@
 """Graph audit of exact disclosure for network (2-D) tables.
 
-On a network table (see :mod:`cspopt.network`) a change of the suppressed cells keeps the
+On a network table (see :mod:`cspopt.table.network`) a change of the suppressed cells keeps the
 table additive exactly when it is a circulation on their arcs. Cell ``c`` may increase when
 ``a_c < ub_c`` (arc ``tail -> head``) and decrease when ``a_c > lb_c`` (arc ``head -> tail``).
 A sensitive cell ``k`` can be moved up exactly when its increase arc lies on a directed cycle
@@ -26,9 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from cspopt.audit._judge import assemble, judge_cell, resolve_options
+from cspopt.audit.judge import assemble, judge_cell, resolve_options
 from cspopt.audit.result import AuditResult
-from cspopt.network import table_network
 
 __all__ = ["graph_audit"]
 
@@ -64,7 +63,7 @@ def graph_audit(
     """
     started = time.perf_counter()
     _, integer = resolve_options(table, "exact", integer)
-    net = table_network(table)
+    net = table.network()
     mask = table.pattern(suppressed)
     cells = np.flatnonzero(mask)
     a, lo, hi = table.values[cells], table.apriori_lower[cells], table.apriori_upper[cells]

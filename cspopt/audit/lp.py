@@ -26,12 +26,12 @@ from collections.abc import Iterable
 import highspy
 import numpy as np
 
-from cspopt._highs import new_highs
-from cspopt.audit._judge import assemble, judge_cell, resolve_options, tolerance_for
+from cspopt.audit.judge import assemble, judge_cell, resolve_options, tolerance_for
 from cspopt.audit.result import AuditResult
+from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, SolverError
 
-__all__ = ["audit"]
+__all__ = ["audit", "AttackerLP"]
 
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
@@ -91,7 +91,7 @@ def audit(
         raise InputError(f"tolerance must be >= 0, got {tolerance}")
     mask = table.pattern(suppressed)
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
-    attacker = _AttackerLP(table, mask)
+    attacker = AttackerLP(table, mask)
     # the interval requirement is judged on the LP range alone: integer steps (an attacker
     # MIP per cell with a fractional LP optimum) only decide exact disclosure
     integer_steps = integer and requirement == "exact"
@@ -104,7 +104,7 @@ def audit(
                     method="lp", num_solves=attacker.num_solves, started=started)
 
 
-class _AttackerLP:
+class AttackerLP:
     """The deviation LP of one pattern, kept in one HiGHS instance across solves."""
 
     def __init__(self, table, mask: np.ndarray):

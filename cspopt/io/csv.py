@@ -3,7 +3,7 @@
 Tidy CSV columns: one column per dimension (the cell's codes), then ``value`` and optionally
 ``cost``, ``status``, ``lb``, ``ub``, ``lpl``, ``upl``, ``spl``. Relations follow from the codes:
 each dimension's total (``Total`` unless told) is the sum of its other codes, or of the children
-given by a hierarchy (:class:`~cspopt.structure.Dimension`).
+given by a hierarchy (:class:`~cspopt.table.structure.Dimension`).
 
 Wide CSV: a header ``corner,col1,...,coln[,Total]`` and rows ``label,v1,...,vn[,total]``; a
 last row and column labelled with the total code are marginals and are checked.
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from cspopt.errors import InputError, TableFormatError
-from cspopt.structure import Dimension
 from cspopt.table import Table
+from cspopt.table.structure import Dimension
 
 __all__ = ["read_tidy_csv", "write_tidy_csv", "read_wide_csv", "write_wide_csv", "TIDY_FIELDS"]
 

@@ -10,8 +10,8 @@ import math
 import os
 
 from cspopt.errors import InputError, TableFormatError
-from cspopt.structure import Dimension
 from cspopt.table import Relations, Table
+from cspopt.table.structure import Dimension
 
 __all__ = ["read_json", "write_json", "table_to_dict", "table_from_dict"]
 

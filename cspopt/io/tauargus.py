@@ -18,8 +18,8 @@ import shlex
 from dataclasses import dataclass, field
 
 from cspopt.errors import InputError, TableFormatError
-from cspopt.structure import Dimension
 from cspopt.table import Table
+from cspopt.table.structure import Dimension
 
 __all__ = ["read_tauargus"]
 

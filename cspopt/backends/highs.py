@@ -1,0 +1,154 @@
+"""Handing a sparse model to HiGHS in one call (``Highs.passModel``), shared by every route.
+
+Pyomo's persistent interfaces need 100+ s for a 1e6-variable model where ``passModel`` on
+arrays takes about 2 s, so every formulation reaches HiGHS through here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from cspopt.backends.console import quiet_c_stdout
+from cspopt.errors import SolverError
+from cspopt.result import PROOF_GAP
+
+__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "TERMINATION"]
+
+
+def highs(*, verbose: bool = False) -> highspy.Highs:
+    """An empty :class:`highspy.Highs` that printed nothing: its banner (HiGHS >= 1.16 prints
+    one from the constructor, on C-level stdout) is discarded, its log off unless
+    ``verbose`` (then on stderr, as HiGHS's log goes to its own stream when enabled)."""
+    with quiet_c_stdout():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
+
+
+def new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper, *, integer=None,
+              verbose: bool = False, presolve: bool = True, what: str = "model") -> highspy.Highs:
+    """A silent :class:`highspy.Highs` holding ``min cost x, row_lower <= A x <= row_upper,
+    col_lower <= x <= col_upper`` (``integer``: boolean mask of integer columns).
+
+    Infinite bounds become HiGHS's infinity. ``presolve=False`` keeps the basis between
+    re-solves after bound or objective changes.
+    """
+    h = highs(verbose=verbose)
+    if not presolve:
+        h.setOptionValue("presolve", "off")
+    csc = sp.csc_matrix(matrix)
+    csc.sort_indices()
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = int(csc.shape[1]), int(csc.shape[0])
+    lp.col_cost_ = np.asarray(cost, float)
+    lp.col_lower_ = np.where(np.isfinite(col_lower), col_lower, -inf)
+    lp.col_upper_ = np.where(np.isfinite(col_upper), col_upper, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+    lp.a_matrix_.value_ = csc.data.astype(float)
+    if integer is not None and np.any(integer):
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in integer]
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        raise SolverError(f"HiGHS rejected the {what}")
+    return h
+
+
+def dual_bound(h: highspy.Highs) -> float:
+    """A lower bound on the optimum of the minimisation LP in ``h`` from its row duals alone.
+
+    For any row prices ``y`` (``y_i > 0`` pricing a finite lower side, ``y_i < 0`` a finite
+    upper side), weak duality gives
+
+        min c x  >=  sum_i y_i side_i  +  sum_j min_{l_j <= x_j <= u_j} (c - A^T y)_j x_j,
+
+    so the value does not depend on how accurately the solver met its tolerances (the
+    "safe bound" of Neumaier & Shcherbina 2004, Math. Program. 99:283-296). The solver's
+    objective can sit above the LP optimum by its dual infeasibility; rounding such a value up
+    to the next integer (:func:`cspopt.result.integral_bound`) could then claim a unit the LP
+    does not prove. ``-inf`` when a nonzero reduced cost meets an infinite column bound.
+    """
+    lp = h.getLp()
+    if lp.sense_ != highspy.ObjSense.kMinimize:
+        raise SolverError("dual_bound expects a minimisation LP")
+    y = np.asarray(h.getSolution().row_dual, float)
+    row_lower, row_upper = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+    y = np.where(((y > 0) & (row_lower > -np.inf)) | ((y < 0) & (row_upper < np.inf)), y, 0.0)
+    shape = (lp.num_row_, lp.num_col_)
+    arrays = (np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
+              np.asarray(lp.a_matrix_.start_))
+    matrix = (sp.csc_matrix(arrays, shape=shape)
+              if lp.a_matrix_.format_ == highspy.MatrixFormat.kColwise
+              else sp.csr_matrix(arrays, shape=shape))
+    reduced = np.asarray(lp.col_cost_, float) - matrix.T @ y
+    col_lower, col_upper = np.asarray(lp.col_lower_), np.asarray(lp.col_upper_)
+    with np.errstate(invalid="ignore"):  # 0 * inf in the branches np.where drops
+        columns = np.where(reduced > 0, reduced * col_lower,
+                           np.where(reduced < 0, reduced * col_upper, 0.0))
+        rows = np.where(y > 0, y * row_lower, np.where(y < 0, y * row_upper, 0.0))
+    return float(rows.sum() + columns.sum() + lp.offset_)
+
+
+_HS = highspy.HighsModelStatus
+
+TERMINATION = {
+    _HS.kOptimal: "optimal", _HS.kTimeLimit: "time_limit", _HS.kInfeasible: "infeasible",
+    _HS.kInterrupt: "interrupted", _HS.kIterationLimit: "iteration_limit",
+    _HS.kSolutionLimit: "interrupted", _HS.kObjectiveBound: "interrupted",
+}
+
+def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer, *,
+              relax: bool, time_limit=None, gap=1e-6, threads=None, verbose=False,
+              start=None, integrality_tolerance=None) -> dict:
+    """Pass one model to HiGHS in a single call and read back what the caller needs.
+
+    ``start`` is a MIP start: a full vector, or one with ``nan`` where values are unknown
+    (handed over sparsely; HiGHS completes it). ``integrality_tolerance`` replaces HiGHS's
+    ``mip_feasibility_tolerance`` (1e-6). Returns ``termination``, ``has_solution``,
+    ``x`` and ``lower_bound`` (the LP value for ``relax``, else the MIP dual bound).
+    """
+    num_cols = int(matrix.shape[1])
+    if num_cols == 0:  # nothing to decide
+        return dict(termination="optimal", has_solution=True, x=np.zeros(0), lower_bound=0.0)
+    h = new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper,
+                  integer=None if relax else integer, verbose=verbose)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("mip_rel_gap", float(gap))
+    if integrality_tolerance is not None:
+        h.setOptionValue("mip_feasibility_tolerance", float(integrality_tolerance))
+    if threads is not None:
+        h.setOptionValue("threads", int(threads))
+    if start is not None:
+        start = np.asarray(start, float)
+        known = np.flatnonzero(~np.isnan(start))
+        if known.size == start.size:
+            sol = highspy.HighsSolution()
+            sol.col_value = list(map(float, start))
+            sol.value_valid = True
+            h.setSolution(sol)
+        else:
+            h.setSolution(int(known.size), known.astype(np.int32), start[known])
+    h.run()
+    status = h.getModelStatus()
+    termination = TERMINATION.get(status)
+    if termination is None:
+        raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    x = np.asarray(h.getSolution().col_value) if has_solution else None
+    if relax:
+        lower = info.objective_function_value if termination == "optimal" else -math.inf
+        return dict(termination=termination, has_solution=False, x=x, lower_bound=lower)
+    lower = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else 0.0
+    if termination == "optimal" and has_solution and info.mip_gap > PROOF_GAP:
+        termination = "gap_limit"  # HiGHS calls a stop at mip_rel_gap "optimal"
+    return dict(termination=termination, has_solution=has_solution, x=x, lower_bound=lower)

@@ -1,0 +1,117 @@
+"""The incremental attacker heuristic for interval protection (Smith, Clarke & Sazonov 2012).
+
+Smith et al. (2012) eqs (3)-(7): protect the sensitive cells one at a time; for each, solve
+the attacker LP that moves it by its protection level at least cost, where cells already
+suppressed are free, and suppress every cell that moves. The LP solution is itself an
+attacker completion, so every requirement met on the way holds for the final pattern. It is
+the start incumbent of the interval branch-and-cut and of the compact MIP, and completes a
+pattern that a repair could not.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from cspopt.backends.highs import new_highs
+from cspopt.models.interval.instance import IntervalInstance
+
+__all__ = ['incremental_attacker']
+
+log = logging.getLogger(__name__)
+
+def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
+                         deadline: float | None = None) -> np.ndarray:
+    """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
+
+    For each protected cell and side, solve
+    ``min sum_i c_i (y+_i + y-_i)  s.t.  A (y+ - y-) = 0,  0 <= y+ <= M_i, 0 <= y-_i <= a_i - lb_i,
+    y+_p = upl_p`` (or ``y-_p = lpl_p``), with ``c_i = 0`` for cells already suppressed and
+    ``w_i`` otherwise. Every cell that moves joins the pattern. The LP solution is itself an
+    attacker completion, so each requirement holds for the final pattern. A sliding
+    requirement raises the upper target to ``max(upl, spl - lpl)``. Returns the suppressed
+    candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
+    pattern to complete. Past ``deadline`` (a ``time.perf_counter()`` value) the cells not yet
+    protected are covered by suppressing every candidate: still safe whenever any pattern
+    is, and a time-limited caller keeps an audited incumbent to prune.
+
+    One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
+    """
+    table = inst.table
+    if not inst.protected.size:
+        return np.intersect1d(inst.candidates, np.asarray(suppressed, dtype=np.int64))
+    nf = inst.free.size
+    rel = inst.relations
+    matrix = sp.hstack([rel, -rel]).tocsr()  # columns: y+ then y-
+    suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
+                                                                             dtype=np.int64))
+    weights = inst.weights[inst.free]
+    lp = _ResolvedLP(matrix)
+    for k, cell in enumerate(inst.protected.tolist()):
+        if deadline is not None and time.perf_counter() > deadline:
+            log.info("incremental attacker: deadline after %d of %d cells; every candidate "
+                     "suppressed", k, inst.protected.size)
+            return inst.candidates.copy()
+        p = int(np.searchsorted(inst.free, cell))
+        lpl, upl, spl = (table.lower_protection[cell], table.upper_protection[cell],
+                         table.sliding_protection[cell])
+        for up, target in ((True, max(upl, spl - lpl)), (False, lpl)):
+            if target <= 0:
+                continue
+            hi = np.concatenate([inst.up_room[k], inst.down_room])
+            lo = np.zeros(2 * nf)
+            hi[nf + p if up else p] = 0.0  # the cell moves one way only
+            lo[p if up else nf + p] = hi[p if up else nf + p] = target
+            x = lp.solve(np.tile(np.where(suppressed, 0.0, weights), 2), lo, hi)
+            if x is None:
+                continue  # this side cannot be protected; the MIP will say infeasible
+            suppressed |= x[:nf] + x[nf:] > 1e-9
+    cells = inst.free[suppressed & ~table.sensitive[inst.free]]
+    return np.sort(cells)
+
+class _ResolvedLP:
+    """``min c x, A x = 0, lo <= x <= hi``, re-solved for new ``c``, ``lo``, ``hi``.
+
+    The first solve is presolved from scratch; later ones start from the last basis without
+    presolve for as long as that is faster than the first. Measured on the incremental
+    attacker: warm starts are 5-6x faster on 2-D tables (GenSup I 100x100 6.7 s -> 1.0 s),
+    but 2.5x slower on CSPLIB hier13, where presolve pays.
+    """
+
+    def __init__(self, matrix: sp.csr_matrix):
+        n, m = matrix.shape[1], matrix.shape[0]
+        self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
+                               np.zeros(m), what="attacker LP")
+        self.columns = np.arange(n, dtype=np.int32)
+        self.cold_seconds: float | None = None  # the first solve's time
+        self.warm = True
+
+    def solve(self, cost, lo, hi) -> np.ndarray | None:
+        """The optimal ``x``, or None if the LP has none."""
+        h = self.highs
+        h.changeColsBounds(self.columns.size, self.columns, lo,
+                           np.where(np.isfinite(hi), hi, highspy.kHighsInf))
+        h.changeColsCost(self.columns.size, self.columns, cost)
+        warm = self.warm and self.cold_seconds is not None
+        started = time.perf_counter()
+        self._run(warm)
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal and warm:
+            self._run(False)  # a stale basis can end in "unknown": go cold once
+        elapsed = time.perf_counter() - started
+        if self.cold_seconds is None:
+            self.cold_seconds = elapsed
+        elif warm and elapsed > self.cold_seconds:
+            self.warm = False
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return np.asarray(h.getSolution().col_value)
+
+    def _run(self, warm: bool) -> None:
+        self.highs.setOptionValue("presolve", "off" if warm else "on")
+        if not warm:
+            self.highs.clearSolver()
+        self.highs.run()

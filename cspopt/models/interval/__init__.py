@@ -1,0 +1,21 @@
+"""Interval protection (Fischetti & Salazar-Gonzalez 2001) on any linear table.
+
+:func:`build_interval_instance` validates a table into an :class:`IntervalInstance`;
+:mod:`~cspopt.models.interval.compact` is the compact model (Castro 2007 eq. (3)),
+:mod:`~cspopt.models.interval.capacity` the attacker problems and the capacity cuts of its
+projection onto the suppression variables, :mod:`~cspopt.models.interval.linked` the cells
+that deviate together, :mod:`~cspopt.models.interval.candidates` Serpell et al.'s candidate
+sets, and :class:`ExactAsInterval` the reduction of exact disclosure to this problem.
+"""
+
+from cspopt.models.interval.build import build_interval_instance
+from cspopt.models.interval.candidates import candidate_primaries, unpicked
+from cspopt.models.interval.capacity import CapacityCut, CapacityOracle
+from cspopt.models.interval.compact import build_fs_matrix, build_fs_model
+from cspopt.models.interval.instance import IntervalInstance
+from cspopt.models.interval.linked import deviation_classes
+from cspopt.models.interval.reduction import ExactAsInterval
+
+__all__ = ["IntervalInstance", "build_interval_instance", "build_fs_matrix", "build_fs_model",
+           "CapacityCut", "CapacityOracle", "deviation_classes", "candidate_primaries",
+           "unpicked", "ExactAsInterval"]

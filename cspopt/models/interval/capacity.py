@@ -1,0 +1,429 @@
+"""Capacity constraints: the attacker problems of a suppression vector and the cuts they give.
+
+Fischetti & Salazar-Gonzalez (2001) (seed 002 §3, Castro 2007 eq. (3) projected onto ``y``).
+For a protected cell ``p`` and suppression levels ``y`` (1 on sensitive cells, 0 on published
+ones), the attacker's largest increase of ``p`` is the LP
+
+    U_p(y) = max x_p   s.t.  A x = 0,   -(a_i - lb_i) y_i <= x_i <= M_i y_i,
+
+and ``L_p(y)`` (the largest decrease) is the same with ``max -x_p``. A pattern protects ``p``
+when ``U_p >= upl_p``, ``L_p >= lpl_p`` and ``U_p + L_p >= spl_p``. For any multipliers
+``pi`` on ``A x = 0`` put ``q = e_p - A^T pi``; weak duality gives
+
+    U_p(y) <= sum_i g_i y_i,        g_i = max(q_i, 0) M_i + max(-q_i, 0) (a_i - lb_i),
+
+so every requirement implies the *capacity constraint* ``sum_i g_i y_i >= upl_p`` (and its
+lower and sliding analogues). It is valid for every ``pi`` and tight at an optimal dual of the
+LP at ``y``, hence a Benders cut of the compact model: adding all of them gives exactly its
+LP bound. Sensitive cells (``y_i = 1``) move to the right-hand side ``b``, and for binary
+``y`` the coefficients can be capped at ``b`` (a cell whose own capacity covers the requirement
+satisfies it alone).
+
+On network tables (2-D tables with margins) ``pi`` can be taken as the indicator of the
+source side ``S`` of a minimum cut: the attacker's problem is a maximum flow from the head of
+``p`` back to its tail (seed 000 §2), arcs leaving ``S`` contribute ``M_i`` (cells that would
+increase) and arcs entering ``S`` contribute ``a_i - lb_i``. Flows are computed by
+:func:`scipy.sparse.csgraph.maximum_flow` on capacities scaled to integers and rounded down,
+so the flow value is a valid *lower* bound on ``U_p`` (a proof of protection) and the cut
+value a valid *upper* bound (a proof of exposure); when rounding leaves them on both sides of
+the requirement the LP decides.
+
+References
+----------
+M. Fischetti and J. J. Salazar-Gonzalez, "Solving the cell suppression problem on tabular
+data with linear constraints", Management Science 47 (2001) 1008-1027.
+J. Castro, "A shortest-paths heuristic for statistical data protection in positive tables",
+INFORMS J. Computing 19 (2007) 520-533, eq. (3).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+from cspopt.audit.judge import tolerance_for
+from cspopt.backends.highs import new_highs
+from cspopt.errors import InputError, NotNetworkError, SolverError
+from cspopt.models.interval.instance import IntervalInstance
+
+__all__ = ["CapacityCut", "CapacityOracle"]
+
+#: integer units a requirement is scaled to for scipy's integer maximum flow
+_FLOW_UNITS = 1_000_000
+#: violation (in units of the requirement) a cut needs to refute a 0/1 point; cuts violated by
+#: less (float noise: 1e-16 on fuzz table fz_2d_256) leave the verdict to the attacker LP
+_DECIDING_VIOLATION = 1e-9
+#: proofs of protection remembered per protected cell
+_PROOFS_KEPT = 20
+
+
+@dataclass(frozen=True)
+class CapacityCut:
+    """``sum coefficients[j] * y[candidates[j]] >= 1`` (normalised by its right-hand side).
+
+    ``candidates`` index :attr:`IntervalInstance.candidates`; ``cell`` and ``requirement``
+    (``"upper"``, ``"lower"`` or ``"sliding"``) say which protection it enforces, and
+    ``violation`` is ``1 - activity`` at the point it was separated from.
+    """
+
+    cell: int
+    requirement: str
+    candidates: np.ndarray
+    coefficients: np.ndarray
+    violation: float
+
+    def activity(self, y_candidates: np.ndarray) -> float:
+        return float(self.coefficients @ y_candidates[self.candidates])
+
+
+@dataclass
+class _Side:
+    """One attacker problem's answer: a proven attainable value and a capacity vector."""
+
+    attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
+    capacity: np.ndarray  # g over free cells: U_p(y) <= g . y for every y
+    used: np.ndarray  # free cells the attaining flow or LP point moves (others can go)
+
+
+class CapacityOracle:
+    """Attacker problems of one :class:`IntervalInstance` at any ``y``, and capacity cuts.
+
+    Build once; :meth:`separate` is called thousands of times inside branch-and-cut and works
+    on prebuilt arrays only. ``method="auto"`` uses minimum cuts on network tables and the
+    attacker LP (one warm-started HiGHS model) elsewhere.
+    """
+
+    def __init__(self, inst: IntervalInstance, *, method: str = "auto", strengthen: bool = True,
+                 focus: np.ndarray | None = None):
+        if method not in ("auto", "network", "lp"):
+            raise InputError(f"method must be 'auto', 'network' or 'lp', not {method!r}")
+        if not strengthen and method == "network":
+            raise InputError("minimum cuts cap capacities at the requirement: plain Benders "
+                             "cuts (strengthen=False) need method='lp'")
+        self.strengthen = strengthen
+        table = inst.table
+        self.inst = inst
+        self.num_free = nf = inst.free.size
+        self.position = np.searchsorted(inst.free, inst.protected)
+        self.is_candidate = ~table.sensitive[inst.free]
+        self.requirements = []  # (k, kind, rhs)
+        for k, cell in enumerate(inst.protected.tolist()):
+            lpl, upl, spl = (float(table.lower_protection[cell]),
+                             float(table.upper_protection[cell]),
+                             float(table.sliding_protection[cell]))
+            for kind, rhs in (("upper", upl), ("lower", lpl)):
+                if rhs > 0:
+                    self.requirements.append((k, kind, rhs))
+            if spl > upl + lpl:  # otherwise the two sides imply it
+                self.requirements.append((k, "sliding", spl))
+        self._rows_of_cell: dict[int, list[int]] = {}
+        for r, (k, _, _) in enumerate(self.requirements):
+            self._rows_of_cell.setdefault(k, []).append(r)
+        self._order = list(self._rows_of_cell)  # protected cells, recently exposed first
+        # cells separated at fractional points (all are checked at 0/1 points)
+        self._focus = (np.ones(inst.protected.size, dtype=bool) if focus is None
+                       else np.asarray(focus, dtype=bool))
+        # cells moved by recent proofs of protection (flows or LP points at 0/1 points): a
+        # 0/1 point suppressing all of them is protected by the same flow
+        self._proofs: dict[int, list[np.ndarray]] = {k: [] for k in self._rows_of_cell}
+        self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
+                                   for k, _, _ in self.requirements]) / 2
+        self.network = None
+        if method == "network" or (method == "auto" and strengthen):
+            try:
+                self.network = table.network()
+            except NotNetworkError:
+                if method == "network":
+                    raise InputError("method='network' needs a table whose relations form a "
+                                     "network (a 2-D table with margins)") from None
+        if self.network is not None:
+            net = self.network
+            # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it; parallel
+            # arcs share one entry of a CSR structure built once and refilled per flow
+            tail, head = net.tail[inst.free], net.head[inst.free]
+            self._arc_from = np.concatenate([tail, head])
+            self._arc_to = np.concatenate([head, tail])
+            self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
+            key = self._arc_from.astype(np.int64) * net.num_nodes + self._arc_to
+            pairs, self._arc_entry = np.unique(key, return_inverse=True)
+            self._indices = (pairs % net.num_nodes).astype(np.int32)
+            self._indptr = np.searchsorted(pairs // net.num_nodes,
+                                           np.arange(net.num_nodes + 1)).astype(np.int32)
+        self._lp = None
+        self.num_lp_solves = 0
+        self.num_flow_solves = 0
+
+    # -- the attacker problems -------------------------------------------------------------
+    def _lp_side(self, k: int, upward: bool, y: np.ndarray) -> _Side:
+        inst = self.inst
+        if self._lp is None:
+            m = inst.relations.shape[0]
+            self._lp = new_highs(inst.relations, np.zeros(self.num_free), np.zeros(self.num_free),
+                                 np.zeros(self.num_free), np.zeros(m), np.zeros(m),
+                                 presolve=False, what="attacker LP")
+        h = self._lp
+        p = int(self.position[k])
+        # deviations in units of the cell's largest requirement, as in the compact model: with
+        # raw values of 1e6 and more HiGHS ended in "unknown" (fuzz tables scaled up)
+        unit = inst.requirement_unit[k]
+        up, down = inst.up_room[k] * y / unit, inst.down_room * y / unit
+        h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
+        h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p
+        try:
+            h.run()
+            self.num_lp_solves += 1
+            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                h.clearSolver()  # a stale basis can end in "unknown": go cold once
+                h.run()
+            status = h.getModelStatus()
+            if status != highspy.HighsModelStatus.kOptimal:
+                raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
+                                  f"ended with status {h.modelStatusToString(status)}")
+            solution = h.getSolution()
+            scaled = np.asarray(solution.col_value)
+            x_p = float(scaled[p]) * unit
+            pi = np.asarray(solution.row_dual)
+        finally:
+            h.changeColCost(p, 0.0)
+        # max c x <= sum_i max over the box of q_i x_i with q = c + sigma A^T pi; HiGHS's
+        # dual sign convention aside, both signs give valid capacities: keep the tighter
+        c = np.zeros(self.num_free)
+        c[p] = 1.0 if upward else -1.0
+        at_pi = inst.relations.T @ pi
+        best = None
+        for q in (c + at_pi, c - at_pi):
+            g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
+            if best is None or g @ y < best @ y:
+                best = g
+        return _Side(x_p if upward else -x_p, best, np.abs(scaled) > 1e-9)
+
+    def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
+        """Maximum flows that return the change of ``p``: from its head to its tail when it
+        rises (``"upper"``), from tail to head when it falls (``"lower"``). Both directions
+        share one capacitated graph."""
+        p = int(self.position[k])
+        grow = np.minimum(self.inst.up_room[k], need)  # capping at the requirement is
+        shrink = np.minimum(self.inst.down_room, need)  # lossless for binary y
+        full = np.concatenate([grow, shrink])
+        scale = _FLOW_UNITS / need
+        graph = self._graph(k, full * np.concatenate([y, y]) * scale)
+        found = {}
+        for side in sides:
+            value, leaving, entry_flow = self._min_cut(graph, k, side)
+            own = float(grow[p] if side == "upper" else shrink[p])
+            used = np.ones(self.num_free, dtype=bool)  # unknown flow: every cell may carry it
+            if entry_flow is not None:
+                used[:] = False
+                used[self._arc_cell[entry_flow[self._arc_entry] > 0]] = True
+            if own < value / scale:
+                # p's own bound stops it first (a sliding requirement can exceed one side's
+                # room): the change is exactly that room, a constant since p is suppressed
+                g = np.zeros(self.num_free)
+                g[p] = own
+                found[side] = _Side(own, g, used)
+                continue
+            g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
+                            minlength=self.num_free)
+            g[p] = 0.0
+            found[side] = _Side(value / scale, g, used)
+        return found
+
+    def _graph(self, k: int, arc_capacity: np.ndarray):
+        """The node graph with integer capacities (rounded down) on the shared structure;
+        the arcs of ``p`` itself carry nothing."""
+        p = int(self.position[k])
+        units = np.floor(arc_capacity)
+        units[[p, p + self.num_free]] = 0.0
+        data = np.bincount(self._arc_entry, weights=units, minlength=self._indices.size)
+        n = self.network.num_nodes
+        return sp.csr_matrix((data.astype(np.int32), self._indices, self._indptr), shape=(n, n))
+
+    def _min_cut(self, graph, k: int, side: str):
+        """Flow value, arcs leaving the source side of a minimum cut, and the entry flows."""
+        net, cell = self.network, int(self.inst.protected[k])
+        source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
+                        else (net.tail[cell], net.head[cell]))
+        flow = maximum_flow(graph, int(source), int(sink))
+        self.num_flow_solves += 1
+        reachable, entry_flow = self._residual_reach(graph, flow.flow, int(source))
+        leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
+        return flow.flow_value, leaving, entry_flow
+
+    def _residual_reach(self, graph, flow, source: int):
+        """Nodes reachable from ``source`` in the residual graph (the source side of a
+        minimum cut), and the flow on each entry of ``graph`` (None if scipy returned it on
+        another structure). Every arc's reverse is in ``graph``, so scipy returns the flow
+        on the same sparsity structure."""
+        entry_flow = None
+        if flow.indices.size == graph.indices.size and np.array_equal(flow.indptr, graph.indptr) \
+                and np.array_equal(flow.indices, graph.indices):
+            entry_flow = flow.data
+            residual = graph.data.astype(np.int64) - flow.data
+        else:  # not expected; stay correct if scipy changes its output structure
+            residual = (graph.astype(np.int64) - flow).tocsr()
+            residual.sum_duplicates()
+            graph, residual = residual, residual.data
+        open_ = residual > 0
+        rows = np.bincount(self._entry_row(graph)[open_], minlength=graph.shape[0])
+        arcs = sp.csr_matrix((np.ones(int(open_.sum())), graph.indices[open_],
+                              np.concatenate([[0], np.cumsum(rows)])), shape=graph.shape)
+        reachable = np.zeros(graph.shape[0], dtype=bool)
+        reachable[breadth_first_order(arcs, source, directed=True,
+                                      return_predecessors=False)] = True
+        return reachable, entry_flow
+
+    @staticmethod
+    def _entry_row(graph) -> np.ndarray:
+        return np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+
+    def _sides(self, k: int, y: np.ndarray, need: float, *, lp: bool) -> dict[str, _Side]:
+        kinds = {kind for kk, kind, _ in self.requirements if kk == k}
+        sides = [side for side, wanted in (("upper", {"upper", "sliding"}),
+                                           ("lower", {"lower", "sliding"})) if kinds & wanted]
+        if lp or self.network is None:
+            return {side: self._lp_side(k, side == "upper", y) for side in sides}
+        return self._flow_sides(k, y, need, sides)
+
+    # -- separation ------------------------------------------------------------------------
+    def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
+                 stop_after: int | None = None,
+                 min_violation: float = 1e-6) -> tuple[bool, list[CapacityCut]]:
+        """Capacity cuts violated by ``y`` (values on :attr:`IntervalInstance.candidates`).
+
+        Returns ``(protected, cuts)``. ``protected`` is proven by attacker values (flows or LP
+        primal values) meeting every requirement within half the audit's tolerance. With
+        ``decide=True`` (integral ``y``) a requirement that the flow bounds leave open is
+        settled by the LP, and every cut with a positive violation is returned.
+        ``stop_after=n`` stops once ``n`` protected cells are found exposed (``1``: a
+        feasibility check); cells found exposed are tried first next time.
+        """
+        y = self._full(y_candidates)
+        if decide:
+            min_violation = _DECIDING_VIOLATION
+        cuts: list[CapacityCut] = []
+        exposed = 0
+        for k in list(self._order):
+            if not (decide or self._focus[k]):
+                continue
+            if not self._judge(k, y, decide, cuts, min_violation)[0]:
+                exposed += 1
+                self._order.remove(k)
+                self._order.insert(0, k)
+                if exposed == stop_after:
+                    break
+        return not exposed, cuts
+
+    def protected_cells(self, y_candidates: np.ndarray) -> np.ndarray:
+        """Exact verdict per protected cell at a 0/1 point (boolean array)."""
+        y = self._full(y_candidates)
+        verdict = np.ones(self.inst.protected.size, dtype=bool)
+        for k in self._rows_of_cell:
+            verdict[k] = self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]
+        return verdict
+
+    def _full(self, y_candidates: np.ndarray) -> np.ndarray:
+        """``y`` on the free cells: candidates' values (LP noise clipped to [0, 1]), 1 on
+        sensitive cells. A value below 0 would make the attacker LP infeasible."""
+        y = np.ones(self.num_free)
+        y[self.is_candidate] = np.clip(y_candidates, 0.0, 1.0)
+        return y
+
+    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list,
+               min_violation: float) -> tuple[bool, dict[str, _Side]]:
+        """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
+        those refuted; returns the verdict and the attacker answers that decided it."""
+        if decide:  # a remembered proof still applies when every cell it moves is in y
+            proofs = self._proofs[k]
+            for i, used in enumerate(proofs):
+                if np.all(y[used] > 0.5):
+                    proofs.insert(0, proofs.pop(i))
+                    return True, {}
+        rows = self._rows_of_cell[k]
+        need = max(self.requirements[r][2] for r in rows)
+        before = len(cuts)
+        sides = self._sides(k, y, need, lp=False)
+        rows = self._check(k, rows, sides, y, cuts, min_violation)
+        if rows and decide and self.network is not None:
+            sides = self._sides(k, y, need, lp=True)
+            rows = self._check(k, rows, sides, y, cuts, min_violation)
+        proven = not rows and len(cuts) == before
+        if proven and decide:
+            used = np.flatnonzero(np.logical_or.reduce([s.used for s in sides.values()]))
+            self._proofs[k] = [used] + self._proofs[k][:_PROOFS_KEPT - 1]
+        return proven, sides
+
+    def _proof_mask(self, k: int) -> np.ndarray:
+        """Cells moved by the proof that last settled protected cell ``k`` at the current
+        point (a remembered proof that applies there is moved to the front)."""
+        mask = np.zeros(self.num_free, dtype=bool)
+        mask[self._proofs[k][0]] = True
+        return mask
+
+    def prune(self, y_candidates: np.ndarray, order: np.ndarray,
+              deadline: float | None = None) -> np.ndarray:
+        """Delete-and-check (seed 000 §5): drop the candidates in ``order`` whose removal
+        keeps every cell protected. ``y_candidates`` must protect. A removal re-judges only
+        the protected cells whose proving flow (or LP point) moved the removed cell. The
+        result is :meth:`~cspopt.models.interval.IntervalInstance.minimal`: a deadline, or a class
+        member dropped before the others, can leave suppressions no completion moves."""
+        y = self._full(y_candidates)
+        used = {}
+        for k in self._rows_of_cell:
+            if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
+                raise InputError("prune needs a protecting pattern")
+            used[k] = self._proof_mask(k)
+        free_of = np.flatnonzero(self.is_candidate)
+        for j in order.tolist():
+            cell = free_of[j]
+            if y[cell] < 0.5:
+                continue
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            y[cell] = 0.0
+            affected = [k for k, mask in used.items() if mask[cell]]
+            verdicts = {}
+            for k in affected:
+                if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
+                    break
+                verdicts[k] = self._proof_mask(k)
+            else:
+                used.update(verdicts)
+                continue
+            y[cell] = 1.0
+        return self.inst.minimal(y[self.is_candidate])
+
+    def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
+        """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``
+        refute; return the rows neither proven nor refuted."""
+        cell = int(self.inst.protected[k])
+        left = []
+        for r in rows:
+            _, kind, rhs = self.requirements[r]
+            parts = [sides[s] for s in (("upper", "lower") if kind == "sliding" else (kind,))]
+            if sum(s.attained for s in parts) >= rhs - self.tolerance[r]:
+                continue
+            cut = self._cut(cell, kind, rhs, sum(s.capacity for s in parts), y)
+            if cut is not None and cut.violation > min_violation:
+                cuts.append(cut)
+            else:
+                left.append(r)
+        return left
+
+    def _cut(self, cell: int, kind: str, rhs: float, capacity: np.ndarray,
+             y: np.ndarray) -> CapacityCut | None:
+        """Move fixed cells to the right-hand side, cap, normalise; None if always met."""
+        rest = rhs - float(capacity[~self.is_candidate].sum())
+        if rest <= 0:
+            return None
+        coef = capacity[self.is_candidate] / rest
+        if self.strengthen:  # binary y: one cell whose capacity covers the need suffices
+            coef = np.minimum(coef, 1.0)
+        support = np.flatnonzero(coef > 1e-12)
+        coef = coef[support]
+        violation = 1.0 - float(coef @ y[self.is_candidate][support])
+        return CapacityCut(cell, kind, support, coef, violation)

@@ -1,0 +1,95 @@
+"""The arrays of one interval-protection instance (Fischetti & Salazar-Gonzalez 2001).
+
+:class:`IntervalInstance` is what every interval method reads: which cells may deviate, which
+carry a suppression variable, the attacker's room per cell, the sensitive cells still to
+protect, and the deviation classes of :mod:`cspopt.models.interval.linked`.
+:func:`cspopt.models.interval.build_interval_instance` validates a table and builds one.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from cspopt.table import Table
+
+__all__ = ['IntervalInstance']
+
+@dataclass(frozen=True)
+class IntervalInstance:
+    """Arrays of one Fischetti–Salazar instance.
+
+    ``free`` are the cells that may deviate (not published), ``candidates`` those with a ``y``
+    variable (free and not sensitive), ``protected`` the sensitive cells with vectors, and
+    ``sides[k]`` which of the lower/upper vectors cell ``protected[k]`` needs.
+    """
+
+    table: Table
+    weights: np.ndarray
+    free: np.ndarray
+    candidates: np.ndarray
+    protected: np.ndarray
+    safe: np.ndarray
+    down_room: np.ndarray  # a_i - lb_i for free cells
+    up_room: np.ndarray  # per protected cell: M or ub - a, for free cells (k x |free|)
+    sides: tuple[tuple[bool, bool], ...]
+    relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
+    deviation_class: np.ndarray  # per free cell, see cspopt.models.interval.linked (-1: never deviates)
+
+    @functools.cached_property
+    def requirement_unit(self) -> np.ndarray:
+        """Per protected cell, its largest requirement ``max(lpl, upl, spl)``: the unit the
+        models measure its deviations in, so that their tolerances do not depend on the
+        table's scale."""
+        t, cells = self.table, self.protected
+        return np.maximum(np.maximum(t.lower_protection[cells], t.upper_protection[cells]),
+                          t.sliding_protection[cells])
+
+    @functools.cached_property
+    def candidate_class(self) -> np.ndarray:
+        """:attr:`deviation_class` of each candidate."""
+        return self.deviation_class[np.searchsorted(self.free, self.candidates)]
+
+    def candidate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on ``y`` that every minimal pattern meets (:mod:`cspopt.models.interval.linked`): 1 where
+        the class holds a protected cell, 0 where the class never deviates."""
+        cls = self.candidate_class
+        moving = self.deviation_class[np.searchsorted(self.free, self.protected)]
+        lower = np.isin(cls, moving[moving >= 0]).astype(float)
+        return lower, (cls >= 0).astype(float)
+
+    def linked_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate positions ``(i, j)`` with ``y_i = y_j``, chaining each deviation class."""
+        cls = self.candidate_class
+        order = np.argsort(cls, kind="stable")
+        same = (cls[order][1:] == cls[order][:-1]) & (cls[order][1:] >= 0)
+        return order[:-1][same], order[1:][same]
+
+    def link_matrix(self) -> sp.csr_matrix:
+        """:meth:`linked_pairs` as rows ``y_i - y_j = 0``."""
+        first, second = self.linked_pairs()
+        r = np.arange(first.size)
+        return sp.csr_matrix((np.r_[np.ones(r.size), -np.ones(r.size)],
+                              (np.r_[r, r], np.r_[first, second])),
+                             shape=(r.size, self.candidates.size))
+
+    def minimal(self, y_candidates: np.ndarray) -> np.ndarray:
+        """``y`` without suppressions no completion can move: candidates whose deviation
+        class has a published member or never deviates. Protection is unchanged and the
+        result meets :meth:`candidate_bounds` and :meth:`linked_pairs` if ``y`` protects."""
+        cls = self.candidate_class
+        published = cls[np.asarray(y_candidates) < 0.5]
+        keep = (np.asarray(y_candidates) > 0.5) & (cls >= 0) & ~np.isin(cls, published)
+        return keep.astype(float)
+
+    def keep(self, mask: np.ndarray) -> IntervalInstance:
+        """The instance protecting only ``protected[mask]`` (cells still exposed); the others
+        join ``safe``."""
+        mask = np.asarray(mask, dtype=bool)
+        return replace(self, protected=self.protected[mask],
+                       safe=np.union1d(self.safe, self.protected[~mask]),
+                       up_room=self.up_room[mask],
+                       sides=tuple(s for s, m in zip(self.sides, mask) if m))

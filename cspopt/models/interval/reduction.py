@@ -1,0 +1,90 @@
+"""Exact disclosure stated as interval protection: a reduction with ``apply`` and ``invert``.
+
+Projecting the path variables out of (P) (Almeida & Carvalho 2005 §3, constraints (8)-(10))
+leaves one constraint per protected cell ``k`` and node set ``U`` that holds the source of
+``k``'s paths but not its sink:
+
+    sum_{c : an arc of c leaves U} x_c  >=  1,
+
+(max-flow min-cut on the network of §2; for (P_N) the arcs are directed, §4). These are
+Fischetti & Salazar-Gonzalez's (1999) capacity constraints for a requirement no larger than
+any arc's capacity, so the interval branch-and-cut solves (P) and (P_N) once the problem is
+stated as an interval one (:meth:`ExactAsInterval.apply`); :meth:`ExactAsInterval.invert`
+turns its result back into one of the exact instance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from cspopt.models.exact import ExactInstance
+from cspopt.result import SolveResult
+from cspopt.table import Table
+
+__all__ = ['ExactAsInterval']
+
+@dataclass(frozen=True)
+class ExactAsInterval:
+    """(P) or (P_N) of :attr:`instance` as an interval-protection problem, and back.
+
+    :meth:`apply` states the problem; :meth:`invert` turns a solve result of the stated
+    problem into one of ``instance`` (its cells, model and preprocessing; the pattern and
+    bound carry over unchanged, as the two problems have the same feasible patterns).
+    """
+
+    instance: ExactInstance
+
+    def apply(self) -> tuple[Table, np.ndarray]:
+        """``(table, must_publish)``: an interval problem with the same feasible patterns as
+        :attr:`instance`.
+
+        Every cell that may move up along a path gets the a-priori upper bound ``a + 1``, every
+        cell that may move down gets ``a - 1``, and every other bound is ``a``. On a network
+        table an attacker's deviations are sums of ±1 circuits, so a sensitive cell's largest
+        increase (decrease) is 0 or at least 1, and it is at least 1 exactly when a circuit of
+        suppressed cells moves the cell that way, through arcs the model allows: (P), or (P_N)
+        with its bounds and the ``tau`` threshold (arcs outside ``path_arc_mask`` get no room).
+        The requirement of 1 is ``upl`` in (P), where the reverse circuit decreases the cell, so
+        one direction says all and the cuts are those of (P)'s flows. In (P_N) it is ``upl`` or
+        ``lpl`` for a cell that can move one way only (set ``K_1``) and the width ``spl`` for
+        one that can move both ways (``K_2``: either direction protects). Only the cells
+        ``instance`` still has to protect get a requirement: those its preprocessing found
+        protected by the other sensitive cells stay so in every pattern (they are still
+        suppressed and audited), and judging them again cost the interval preprocessing 2 s of
+        the 4 s on a 200x150 table with 1,216 sensitive cells.
+        """
+        inst = self.instance
+        table = inst.table
+        a = table.values
+        up = np.zeros(table.num_cells, bool)
+        down = np.zeros(table.num_cells, bool)
+        usable = inst.path_arc_mask
+        up[inst.arc_cell[usable & inst.arc_increasing]] = True
+        down[inst.arc_cell[usable & ~inst.arc_increasing]] = True
+        sensitive = np.zeros(table.num_cells, bool)
+        sensitive[inst.protected_cells] = True
+        if inst.model == "P":
+            upper, lower, width = sensitive, np.zeros_like(sensitive), np.zeros_like(sensitive)
+        else:
+            upper, lower, width = sensitive & up & ~down, sensitive & down & ~up, sensitive & up & down
+        interval = table.replace(
+            nonnegative=False, apriori_lower=np.where(down, a - 1.0, a),
+            apriori_upper=np.where(up, a + 1.0, a), upper_protection=upper.astype(float),
+            lower_protection=lower.astype(float), sliding_protection=width.astype(float))
+        in_model = np.zeros(table.num_cells, bool)
+        in_model[inst.candidates] = True
+        in_model[table.sensitive_cells] = True
+        return interval, np.flatnonzero(~in_model)
+
+    def invert(self, result: SolveResult, *, method: str) -> SolveResult:
+        """``result`` (of the stated problem) as a result of :attr:`instance`, named
+        ``method``."""
+        inst = self.instance
+        size = dict(result.model_size, protected=int(inst.protected_cells.size))
+        return dataclasses.replace(
+            result, method=method, model=inst.model, model_size=size,
+            proof="branch-and-cut" if result.proven_optimal else "",
+            unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)))

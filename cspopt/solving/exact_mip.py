@@ -1,0 +1,246 @@
+"""Solving (P) and (P_N) to proven optimality: HiGHS (default) or SCIP, matrix or Pyomo route."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Iterable
+
+import numpy as np
+
+from cspopt.backends.highs import run_highs
+from cspopt.backends.pyomo import solve_pyomo_model
+from cspopt.backends.scip import TERMINATION, new_scip
+from cspopt.errors import InputError, SolverError
+from cspopt.models.exact import (
+    ExactInstance,
+    MatrixModel,
+    bounds_bind,
+    build_instance,
+    build_matrix,
+)
+from cspopt.options import check_limits
+from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.solving.audited import audit_pattern
+
+__all__ = ["solve_exact", "choose_model"]
+
+log = logging.getLogger(__name__)
+
+
+def choose_model(table, model: str) -> str:
+    """``auto``: (P_N) for nonnegative integer tables (issue #3) and for every table where a
+    cell sits at an a-priori bound; (P) otherwise, where the two models coincide.
+
+    (P) ignores the bounds, so on a table where one binds its patterns can leave cells the
+    table's attacker computes (fuzz tables ``nonint_min``, ``half_2d_105``: non-integer values,
+    zero cells); (P_N) honours them.
+    """
+    if model == "auto":
+        return "PN" if (table.nonnegative and table.is_integer) or bounds_bind(table) else "P"
+    if model not in ("P", "PN"):
+        raise InputError(f"model must be 'P', 'PN' or 'auto', not {model!r}")
+    return model
+
+
+def solve_exact(
+    table,
+    *,
+    model: str = "auto",
+    relax: bool = False,
+    solver: str = "highs",
+    route: str = "matrix",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    threads: int | None = None,
+    mip_start: Iterable[int] | None = None,
+    verbose: bool = False,
+    weights=None,
+    publish_totals: bool = False,
+    publish_zeros: bool = False,
+    must_publish=None,
+    tau: float = 0.0,
+    preprocessing: bool = True,
+    objective_floor: float | None = None,
+    instance: ExactInstance | None = None,
+) -> SolveResult:
+    """Solve (P) or (P_N) of Almeida & Carvalho (2005), or its LP relaxation.
+
+    Parameters
+    ----------
+    table : Table
+        A 2-D (network) table.
+    model : {"auto", "P", "PN"}
+        (P), eqs (1)-(10), for general tables; (P_N), eqs (11)-(17), (21)-(22), (26)-(33),
+        for nonnegative integer tables. ``auto`` picks (P_N) when the table is nonnegative
+        and integer.
+    relax : bool
+        Solve the LP relaxation: a lower bound, no pattern.
+    solver : {"highs", "scip"}
+    route : {"matrix", "pyomo"}
+        Hand the solver a prebuilt sparse matrix (fast) or the Pyomo model.
+    time_limit : float, optional
+        Seconds (HiGHS honours it coarsely).
+    gap : float
+        Relative MIP gap at which to stop.
+    threads : int, optional
+        Solver threads (for HiGHS this setting is process-wide).
+    mip_start : iterable of int, optional
+        A pattern to start from; it must protect every modelled cell.
+    verbose : bool
+        Show the solver log.
+    weights, publish_totals, publish_zeros, must_publish, tau, preprocessing
+        See :func:`cspopt.models.exact.instance.build_instance`.
+    objective_floor : float, optional
+        A known valid lower bound, added as ``sum xi x >= floor`` (matrix route).
+    instance : ExactInstance, optional
+        A prebuilt instance (its options then replace the ones above).
+
+    Returns
+    -------
+    SolveResult
+        Every returned pattern has passed :func:`cspopt.audit` with exact protection, over
+        integer completions for (P_N) and for the general table for (P).
+    """
+    started = time.perf_counter()
+    model = instance.model if instance is not None else choose_model(table, model)
+    if solver not in ("highs", "scip"):
+        raise InputError(f"solver must be 'highs' or 'scip', not {solver!r}")
+    if route not in ("matrix", "pyomo"):
+        raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
+    check_limits(time_limit=time_limit, gap=gap, threads=threads)
+    if instance is not None:
+        inst = instance
+    else:
+        inst = build_instance(table, model, weights=weights, publish_totals=publish_totals,
+                              publish_zeros=publish_zeros, must_publish=must_publish, tau=tau,
+                              preprocessing=preprocessing)
+    options = dict(time_limit=time_limit, gap=gap, threads=threads, verbose=verbose)
+    t_build = time.perf_counter()
+    if route == "matrix":
+        mm = build_matrix(inst, relax=relax, objective_floor=objective_floor)
+        start = mm.start_vector(mip_start) if mip_start is not None and not relax else None
+        t_build = time.perf_counter() - t_build
+        t_solve = time.perf_counter()
+        if solver == "highs":
+            outcome = _solve_matrix_highs(mm, start, **options)
+        else:
+            outcome = solve_matrix_scip(mm, start, **options)
+        size = dict(variables=mm.shape[1], constraints=mm.shape[0], nonzeros=mm.matrix.nnz)
+    else:
+        # Pyomo loads only for its route
+        from cspopt.models.exact.compact import build_model_from_instance
+        pm = build_model_from_instance(inst, relax=relax)
+        if objective_floor is not None:
+            import pyomo.environ as pyo
+            pm.lagrangian_floor = pyo.Constraint(expr=pm.obj.expr >= float(objective_floor),
+                                                 doc="known valid lower bound on (1)/(11)")
+        t_build = time.perf_counter() - t_build
+        t_solve = time.perf_counter()
+        outcome = solve_pyomo_model(pm, pm.x, relax=relax, solver=solver, mip_start=mip_start,
+                              **options)
+        size = dict(variables=pm.nvariables(), constraints=pm.nconstraints(), nonzeros=-1)
+    t_solve = time.perf_counter() - t_solve
+    kind = "lp" if relax else "mip"
+    return _finish(inst, outcome, relax=relax, method=f"{kind}({model})/{solver}/{route}",
+                   timings={"build": t_build, "solve": t_solve}, size=size, started=started)
+
+
+def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, timings: dict,
+            size: dict, started: float) -> SolveResult:
+    """Audit the pattern, make the bound honest, and assemble the result."""
+    termination = outcome["termination"]
+    suppressed = tuple(sorted(int(c) for c in outcome.get("suppressed", ())))
+    weights = inst.weights
+    lower = outcome.get("lower_bound", -math.inf)
+    if not relax:
+        lower = integral_bound(lower, weights[inst.candidates])
+    lower = max(lower, 0.0)
+    if termination == "infeasible":
+        lower = math.inf
+    t_audit = time.perf_counter()
+    result_audit = None
+    if relax or not outcome.get("has_solution", False):
+        objective, status = math.nan, ("bound_only" if relax and termination == "optimal"
+                                       else "infeasible" if termination == "infeasible"
+                                       else "none")
+        suppressed = ()
+    else:
+        objective = float(weights[list(suppressed)].sum()) if suppressed else 0.0
+        result_audit = audit_pattern(inst, suppressed, method=method)
+        lower = min(lower, objective)
+        status = "optimal" if termination == "optimal" else "feasible"
+    timings["audit"] = time.perf_counter() - t_audit
+    timings["total"] = time.perf_counter() - started
+    if relax:
+        gap_value = math.nan
+        proven = False
+    else:
+        gap_value = relative_gap(objective, lower)
+        proven = status in ("optimal", "feasible") and gap_value <= 1e-9
+    if proven:
+        status = "optimal"
+    return SolveResult(
+        method=method, termination=termination, status=status, suppressed=suppressed,
+        objective=objective, lower_bound=float(lower), gap=gap_value, proven_optimal=proven,
+        proof="mip" if proven else "", model=inst.model,
+        unsafe=tuple(int(c) for c in inst.protected_cells),
+        safe=tuple(int(c) for c in inst.safe_cells), timings=timings, model_size=size,
+        history=tuple(outcome.get("history", ())), audit=result_audit)
+
+
+def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+    outcome = run_highs(mm.cost, mm.matrix, mm.row_lower, mm.row_upper, mm.col_lower,
+                        mm.col_upper, mm.integer, relax=mm.relax, time_limit=time_limit,
+                        gap=gap, threads=threads, verbose=verbose, start=start)
+    if outcome["has_solution"]:
+        outcome["suppressed"] = mm.suppressed(outcome["x"])
+    return outcome
+
+
+def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+    """Solve ``mm`` with SCIP. ``threads`` is ignored: SCIP's branch-and-bound is sequential."""
+    from pyscipopt import quicksum
+
+    if mm.shape[1] == 0:
+        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
+    model = new_scip("cspopt", time_limit=time_limit, gap=gap, verbose=verbose)
+    vtype = "C" if mm.relax else "B"
+    xs = [model.addVar(name=f"v{j}", vtype=vtype, lb=float(mm.col_lower[j]),
+                       ub=float(mm.col_upper[j]), obj=float(mm.cost[j]))
+          for j in range(mm.shape[1])]
+    csr = mm.matrix.tocsr()
+    for r in range(mm.shape[0]):
+        lo, hi = csr.indptr[r], csr.indptr[r + 1]
+        expr = quicksum(float(v) * xs[j] for j, v in zip(csr.indices[lo:hi], csr.data[lo:hi]))
+        low, up = mm.row_lower[r], mm.row_upper[r]
+        if low == up:
+            model.addCons(expr == float(up))
+        elif math.isinf(low):
+            model.addCons(expr <= float(up))
+        else:
+            model.addCons(expr >= float(low))
+    if start is not None:
+        sol = model.createSol()
+        for var, value in zip(xs, start):
+            model.setSolVal(sol, var, float(value))
+        if not model.addSol(sol):
+            raise SolverError("SCIP rejected the MIP start")
+    model.optimize()
+    status = model.getStatus()
+    termination = TERMINATION.get(status)
+    if termination is None:
+        raise SolverError(f"SCIP ended with status {status}")
+    has_solution = model.getNSols() > 0 and termination != "infeasible"
+    if mm.relax:
+        lower = model.getObjVal() if termination == "optimal" else -math.inf
+        return dict(termination=termination, has_solution=False, lower_bound=lower)
+    suppressed = ()
+    if has_solution:
+        best = model.getBestSol()
+        values = np.array([model.getSolVal(best, v) for v in xs[: mm.num_x]])
+        suppressed = mm.suppressed(values)
+    bound = model.getDualbound()
+    return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
+                lower_bound=bound if math.isfinite(bound) else 0.0)

@@ -1,0 +1,192 @@
+"""Tables whose relations form a network: the graph view of Almeida & Carvalho (2005) §2.
+
+When every cell appears in at most two relations with coefficients ``±1`` and the relations
+can be signed ``sigma_r = ±1`` so that each cell gets ``+1`` in one relation and ``-1`` in
+the other, the relations are flow conservation at nodes (one node per relation, plus a
+*ground* node for cells that appear in one relation only) and every cell is an arc. Changing
+the cells by ``delta`` keeps the table additive exactly when ``delta`` is a circulation, so
+questions about completions become path questions (Carvalho, Dellaert & Osorio 1994; Kelly,
+Golden & Assad 1992). A 2-D table with marginals is such a table, and its node graph is the
+bipartite row/column graph ``G = (R u C, E)`` of Almeida & Carvalho (2005) §2.
+
+Orientation: increasing cell ``c`` pushes flow along ``tail[c] -> head[c]``; with the
+signing chosen here an internal cell of a 2-D table points from its row node to its column
+node, as arc ``(i, j)`` of graph ``H`` in Almeida & Carvalho (2005) §4.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from cspopt.errors import NotNetworkError
+
+__all__ = ["TableNetwork", "BipartiteGraph", "table_network", "bipartite_graph"]
+
+
+@dataclass(frozen=True)
+class TableNetwork:
+    """A table as a directed multigraph.
+
+    Attributes
+    ----------
+    num_nodes : int
+        Relations plus, when some cell is in one relation only, a ground node (the last).
+    tail, head : ndarray of int, shape (num_cells,)
+        Increasing cell ``c`` sends flow from ``tail[c]`` to ``head[c]``.
+    relation_sign : ndarray of int, shape (num_relations,)
+        The signing ``sigma`` that makes each relation a conservation equation.
+    ground : int or None
+        Index of the ground node, if any.
+    side : ndarray of int or None
+        A 2-colouring of the nodes (0/1) when the node graph is bipartite and has no ground.
+    """
+
+    num_nodes: int
+    tail: np.ndarray
+    head: np.ndarray
+    relation_sign: np.ndarray
+    ground: int | None
+    side: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class BipartiteGraph:
+    """The undirected bipartite graph ``G = (R u C, E)`` of a 2-D table: one edge per cell.
+
+    ``row_node[c]`` indexes ``R`` (``0..num_rows-1``) and ``col_node[c]`` indexes ``C``
+    (``0..num_cols-1``); ``row_relation``/``col_relation`` give the relation of each node.
+    """
+
+    num_rows: int
+    num_cols: int
+    row_node: np.ndarray
+    col_node: np.ndarray
+    row_relation: np.ndarray
+    col_relation: np.ndarray
+
+    def to_networkx(self):
+        """A ``networkx.MultiGraph`` with nodes ``("R", i)``, ``("C", j)`` and edge key = cell id."""
+        import networkx as nx
+
+        graph = nx.MultiGraph()
+        graph.add_nodes_from((("R", i) for i in range(self.num_rows)), bipartite=0)
+        graph.add_nodes_from((("C", j) for j in range(self.num_cols)), bipartite=1)
+        for cell, (i, j) in enumerate(zip(self.row_node.tolist(), self.col_node.tolist())):
+            graph.add_edge(("R", i), ("C", j), key=cell)
+        return graph
+
+
+def table_network(table) -> TableNetwork:
+    """The network form of ``table`` (:meth:`Table.network` keeps it).
+
+    Complexity ``O(cells + relations)`` (a breadth-first signing).
+
+    Raises
+    ------
+    NotNetworkError
+        If a cell is in no relation or in more than two, has a coefficient other than ``±1``,
+        or no signing of the relations exists (e.g. hierarchical or 3-D tables).
+    """
+    return _build_network(table)
+
+
+def _build_network(table) -> TableNetwork:
+    num_rel = table.num_relations
+    csc = table.relation_matrix.tocsc()
+    csc.sort_indices()
+    counts = np.diff(csc.indptr)
+    for c in np.flatnonzero((counts == 0) | (counts > 2)):
+        raise NotNetworkError(f"not a network table: {table.describe(c)} is in {counts[c]} "
+                              "relations (a network table has every cell in one or two)")
+    if np.any(np.abs(csc.data) != 1.0):
+        c = int(np.searchsorted(csc.indptr, np.argmax(np.abs(csc.data) != 1.0), side="right") - 1)
+        raise NotNetworkError(f"not a network table: {table.describe(c)} has a coefficient "
+                              "other than +1/-1")
+    first = csc.indices[csc.indptr[:-1]]
+    first_coef = csc.data[csc.indptr[:-1]]
+    two = counts == 2
+    second = np.where(two, csc.indices[np.minimum(csc.indptr[:-1] + 1, len(csc.indices) - 1)], -1)
+    second_coef = np.where(two, csc.data[np.minimum(csc.indptr[:-1] + 1, len(csc.data) - 1)], 0.0)
+
+    # relation graph: cell c links first[c] and second[c] with sigma_1 * sigma_2 = -c1 * c2
+    adjacency: list[list[tuple[int, int]]] = [[] for _ in range(num_rel)]
+    for c in np.flatnonzero(two).tolist():
+        parity = -int(first_coef[c] * second_coef[c])
+        adjacency[first[c]].append((int(second[c]), parity))
+        adjacency[second[c]].append((int(first[c]), parity))
+    sign = np.zeros(num_rel, dtype=np.int64)
+    for start in range(num_rel):
+        if sign[start]:
+            continue
+        sign[start] = 1
+        queue = deque([start])
+        while queue:
+            r = queue.popleft()
+            for other, parity in adjacency[r]:
+                want = sign[r] * parity
+                if sign[other] == 0:
+                    sign[other] = want
+                    queue.append(other)
+                elif sign[other] != want:
+                    raise NotNetworkError(
+                        f"not a network table: relations {r} and {other} cannot both be flow "
+                        "conservation (hierarchical or multi-dimensional table)")
+    ground = num_rel if np.any(~two) else None
+    num_nodes = num_rel + (ground is not None)
+    # tail is the end where sigma * coefficient = +1
+    first_out = sign[first] * first_coef > 0
+    other_end = np.where(two, second, ground if ground is not None else -1)
+    tail = np.where(first_out, first, other_end).astype(np.int64)
+    head = np.where(first_out, other_end, first).astype(np.int64)
+    return TableNetwork(num_nodes, tail, head, sign, ground, _two_colouring(num_nodes, tail, head)
+                        if ground is None else None)
+
+
+def _two_colouring(num_nodes: int, tail: np.ndarray, head: np.ndarray) -> np.ndarray | None:
+    adjacency: list[list[int]] = [[] for _ in range(num_nodes)]
+    for u, v in zip(tail.tolist(), head.tolist()):
+        adjacency[u].append(v)
+        adjacency[v].append(u)
+    side = np.full(num_nodes, -1, dtype=np.int64)
+    for start in range(num_nodes):
+        if side[start] >= 0:
+            continue
+        side[start] = 0
+        queue = deque([start])
+        while queue:
+            u = queue.popleft()
+            for v in adjacency[u]:
+                if side[v] < 0:
+                    side[v] = 1 - side[u]
+                    queue.append(v)
+                elif side[v] == side[u]:
+                    return None
+    return side
+
+
+def bipartite_graph(table) -> BipartiteGraph:
+    """The bipartite row/column graph of a 2-D table (Almeida & Carvalho 2005 §2).
+
+    ``R`` is the colour class of relation 0 (the first row relation of tables built by
+    :meth:`cspopt.Table.from_array`).
+
+    Raises
+    ------
+    NotNetworkError
+        If the table is not a network table or its node graph is not bipartite.
+    """
+    net = table_network(table)
+    if net.side is None:
+        raise NotNetworkError("not a 2-D table: the relation graph is not bipartite")
+    rows = np.flatnonzero(net.side == net.side[0])
+    cols = np.flatnonzero(net.side != net.side[0])
+    position = np.empty(net.num_nodes, dtype=np.int64)
+    position[rows] = np.arange(rows.size)
+    position[cols] = np.arange(cols.size)
+    tail_is_row = net.side[net.tail] == net.side[0]
+    row_end = np.where(tail_is_row, net.tail, net.head)
+    col_end = np.where(tail_is_row, net.head, net.tail)
+    return BipartiteGraph(rows.size, cols.size, position[row_end], position[col_end], rows, cols)
