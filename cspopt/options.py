@@ -16,7 +16,8 @@ from typing import Any
 from cspopt.errors import InputError
 
 __all__ = ["Option", "OPTIONS", "INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE",
-           "AUDIT_SHARE", "check_limits", "refuse_inapplicable", "given_options", "flag"]
+           "AUDIT_SHARE", "check_limits", "refuse_inapplicable", "given_options", "flag",
+           "options_table"]
 
 _BOTH = frozenset({"exact", "interval"})
 _EXACT = frozenset({"exact"})
@@ -30,7 +31,7 @@ _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
 class Option:
     """One option: its default, the protections and methods that take it (``methods=None``:
     every method of those protections), who that is in words, what it does, and its CLI flag
-    where that is not ``--name-with-dashes``."""
+    where that is not ``--name-with-dashes`` (``""``: the API only)."""
 
     default: Any
     protections: frozenset[str]
@@ -46,18 +47,20 @@ OPTIONS: dict[str, Option] = {
     "weights": Option(None, _BOTH, None, "every method",
                       "suppression costs: 'value', 'unit', 'log' or one per cell "
                       "(default: the table's costs)"),
-    "must_publish": Option(None, _BOTH, None, "every method", "cell ids never suppressed"),
+    "must_publish": Option(None, _BOTH, None, "every method", "cell ids never suppressed",
+                           cli_flag=""),
     "publish_totals": Option(False, _BOTH, None, "every method", "never suppress totals"),
     "publish_zeros": Option(False, _BOTH, None, "every method", "never suppress zero cells"),
     "preprocessing": Option(True, _BOTH, None, "every method",
-                            "drop sensitive cells the others already protect"),
+                            "drop sensitive cells the others already protect", cli_flag=""),
     "model": Option("auto", _EXACT, None, "protection='exact'",
                     "(P) general tables, (P_N) nonnegative integer tables or tables where an "
                     "a-priori bound binds (Almeida & Carvalho 2005); 'auto' picks"),
     "tau": Option(0.0, _EXACT, None, "protection='exact'",
                   "protection width threshold of (P_N) (Almeida & Carvalho 2005 §6)"),
     "instance": Option(None, _EXACT, None, "protection='exact'",
-                       "a prebuilt ExactInstance (replaces model and the instance options)"),
+                       "a prebuilt ExactInstance (replaces model and the instance options)",
+                       cli_flag=""),
     "dual": Option("volume", _EXACT, _LAGRANGIAN,
                    "the Lagrangian (method='lagrangian' or 'auto')",
                    "how the Lagrangian dual is maximised: 'volume', 'subgradient' "
@@ -110,8 +113,9 @@ def given_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def flag(name: str) -> str:
-    """The CLI flag of option ``name``."""
-    return OPTIONS[name].cli_flag or "--" + name.replace("_", "-")
+    """The CLI flag of option ``name`` (``""`` if the API alone takes it)."""
+    cli_flag = OPTIONS[name].cli_flag
+    return "--" + name.replace("_", "-") if cli_flag is None else cli_flag
 
 
 def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: str,
@@ -160,3 +164,15 @@ def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1
         raise InputError(f"threads must be >= 1, got {threads}")
     if not max_iterations >= 1:
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
+
+
+def options_table() -> str:
+    """The options as a Markdown table (docs/solve.md holds it; a test keeps the two equal)."""
+    rows = ["| option | CLI flag | default | protection | methods | what it does |",
+            "|---|---|---|---|---|---|"]
+    for name, option in OPTIONS.items():
+        methods = "all" if option.methods is None else ", ".join(sorted(option.methods))
+        cli = f"`{flag(name)}`" if flag(name) else "(API only)"
+        rows.append(f"| `{name}` | {cli} | `{option.default!r}` | "
+                    f"{', '.join(sorted(option.protections))} | {methods} | {option.doc} |")
+    return "\n".join(rows) + "\n"

@@ -145,8 +145,8 @@ class SolveResult:
             status = SolutionStatus.optimal if proven else SolutionStatus.feasible
             # a proof reports gap 0, not the float noise of a non-integer bound
             object.__setattr__(self, "gap", 0.0 if proven else gap)
-        if proven and termination == TerminationCondition.gap_limit:
-            termination = TerminationCondition.optimal  # e.g. closed by an integral bound
+        if proven:  # the optimum is known, whatever stopped the search (a gap or primal
+            termination = TerminationCondition.optimal  # limit, an integral bound)
         object.__setattr__(self, "termination", termination)
         object.__setattr__(self, "status", status)
         object.__setattr__(self, "proven_optimal", proven)
@@ -157,6 +157,45 @@ class SolveResult:
         object.__setattr__(self, "history", tuple(
             dict(h, gap=relative_gap(h["upper_bound"], h["lower_bound"]))
             for h in self.history))
+
+    @classmethod
+    def build(cls, *, method: str, model: str, termination: str, lower_bound: float,
+              suppressed: tuple[int, ...] | None = None, objective: float = math.nan,
+              audit: Any = None, bound_only: bool = False, proof: str = "",
+              unsafe=(), safe=(), timings: Mapping[str, float] | None = None,
+              model_size: Mapping[str, int] | None = None, history=(),
+              multipliers: Any = None) -> SolveResult:
+        """The one way every method makes its result, from what it found.
+
+        ``suppressed`` is the pattern (``None``: no pattern), ``objective`` its cost and
+        ``audit`` its audit (an exposing pattern gives status ``none``); ``bound_only`` says the call computes a bound only (LP relaxations, bound
+        oracles); ``proof`` names what proves optimality should the bound meet the cost.
+        Statuses, gap and proof follow from these (see :meth:`__post_init__`). A bound
+        above an audited pattern's cost is solver round-off: it is lowered to the cost,
+        which stays valid.
+        """
+        unsafe, safe = tuple(map(int, unsafe)), tuple(map(int, safe))
+        if TerminationCondition(termination) == TerminationCondition.infeasible:
+            status = SolutionStatus.infeasible
+        elif bound_only:
+            status = SolutionStatus.bound_only
+        elif suppressed is None or (audit is not None and not audit.protected):
+            status = SolutionStatus.none  # an unsafe pattern is kept, for the record
+        else:
+            status = SolutionStatus.feasible  # raised to optimal when the bound meets it
+            lower_bound = min(lower_bound, objective)
+        has_pattern = suppressed is not None and status in (SolutionStatus.feasible,
+                                                            SolutionStatus.none)
+        return cls(method=method, termination=termination, status=status,
+                   suppressed=tuple(suppressed) if has_pattern else (),
+                   objective=objective if has_pattern else math.nan,
+                   lower_bound=float(lower_bound),
+                   gap=(relative_gap(objective, lower_bound)
+                        if status == SolutionStatus.feasible
+                        else math.nan if bound_only else math.inf),
+                   proven_optimal=False, proof=proof, model=model, unsafe=unsafe, safe=safe,
+                   timings=dict(timings or {}), model_size=dict(model_size or {}),
+                   history=tuple(history), audit=audit, multipliers=multipliers)
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float):

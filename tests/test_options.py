@@ -75,3 +75,9 @@ def test_the_cli_refuses_by_flag(capsys):
         assert message in capsys.readouterr().err
     assert main(["solve", ex1, "--weights", "value", "--method", "mip", "--route", "pyomo",
                  "--json"]) == 0
+
+
+def test_the_docs_list_the_declared_options():
+    from cspopt.options import options_table
+
+    assert options_table() in (INSTANCES.parent / "docs" / "solve.md").read_text()

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.backends.console import quiet_c_stdout
+from cspopt.backends.outcome import SolverOutcome
 from cspopt.errors import SolverError
 from cspopt.result import PROOF_GAP
 
@@ -105,19 +106,20 @@ TERMINATION = {
     _HS.kSolutionLimit: "interrupted", _HS.kObjectiveBound: "interrupted",
 }
 
+
 def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer, *,
               relax: bool, time_limit=None, gap=1e-6, threads=None, verbose=False,
-              start=None, integrality_tolerance=None) -> dict:
+              start=None, integrality_tolerance=None) -> SolverOutcome:
     """Pass one model to HiGHS in a single call and read back what the caller needs.
 
     ``start`` is a MIP start: a full vector, or one with ``nan`` where values are unknown
     (handed over sparsely; HiGHS completes it). ``integrality_tolerance`` replaces HiGHS's
-    ``mip_feasibility_tolerance`` (1e-6). Returns ``termination``, ``has_solution``,
-    ``x`` and ``lower_bound`` (the LP value for ``relax``, else the MIP dual bound).
+    ``mip_feasibility_tolerance`` (1e-6). The outcome's ``lower_bound`` is the LP value for
+    ``relax``, else the MIP dual bound.
     """
     num_cols = int(matrix.shape[1])
     if num_cols == 0:  # nothing to decide
-        return dict(termination="optimal", has_solution=True, x=np.zeros(0), lower_bound=0.0)
+        return SolverOutcome("optimal", has_solution=True, lower_bound=0.0, x=np.zeros(0))
     h = new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper,
                   integer=None if relax else integer, verbose=verbose)
     if time_limit is not None:
@@ -147,8 +149,8 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
     x = np.asarray(h.getSolution().col_value) if has_solution else None
     if relax:
         lower = info.objective_function_value if termination == "optimal" else -math.inf
-        return dict(termination=termination, has_solution=False, x=x, lower_bound=lower)
+        return SolverOutcome(termination, has_solution=False, lower_bound=lower, x=x)
     lower = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else 0.0
     if termination == "optimal" and has_solution and info.mip_gap > PROOF_GAP:
         termination = "gap_limit"  # HiGHS calls a stop at mip_rel_gap "optimal"
-    return dict(termination=termination, has_solution=has_solution, x=x, lower_bound=lower)
+    return SolverOutcome(termination, has_solution=has_solution, lower_bound=lower, x=x)

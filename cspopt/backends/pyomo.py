@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 
+from cspopt.backends.outcome import SolverOutcome
 from cspopt.errors import SolverError
 
 __all__ = ['solve_pyomo_model']
 
+
 def solve_pyomo_model(m, suppression, *, relax: bool, solver: str,
-                      time_limit, gap, threads, verbose, mip_start=None) -> dict:
+                      time_limit, gap, threads, verbose, mip_start=None) -> SolverOutcome:
     """Solve any cspopt Pyomo model with Pyomo's HiGHS or SCIP interface.
 
     ``suppression`` is the indexed binary variable whose index is the cell id; the returned
@@ -57,11 +59,11 @@ def solve_pyomo_model(m, suppression, *, relax: bool, solver: str,
     bound = results.objective_bound
     if relax:
         lower = results.incumbent_objective if termination == "optimal" else -math.inf
-        return dict(termination=termination, has_solution=False, lower_bound=lower)
+        return SolverOutcome(termination, has_solution=False, lower_bound=lower)
     suppressed = ()
     if has_solution:
         results.solution_loader.load_vars()
         suppressed = tuple(c for c in suppression if pyo.value(suppression[c]) > 0.5)
     lower = bound if bound is not None and math.isfinite(bound) else 0.0
-    return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
-                lower_bound=lower)
+    return SolverOutcome(termination, has_solution=has_solution, lower_bound=lower,
+                         suppressed=suppressed)

@@ -27,6 +27,7 @@ from cspopt.result import SolveResult, integral_bound
 
 __all__ = ['capacity_lp', 'capacity_bound', 'model_size']
 
+
 def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
                 time_limit=None, max_rounds: int = 1000, deadline: float | None = None):
     """The LP relaxation of the projected model by stabilised cutting planes on HiGHS.
@@ -75,6 +76,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     # HiGHS met its tolerances, so the integral rounding of the callers stays honest
     return max(dual_bound(master), 0.0), y, cuts, converged
 
+
 def capacity_bound(table, *, time_limit: float | None = None, weights=None, must_publish=None,
                    preprocessing: bool = True, separation: str = "auto") -> SolveResult:
     """The root bound of :func:`solve_branch_and_cut` alone: :func:`capacity_lp`, no pattern.
@@ -101,21 +103,20 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
         lower = integral_bound(root, inst.weights[inst.candidates])
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
     elapsed = time.perf_counter() - started
-    return SolveResult(
+    return SolveResult.build(
         method=f"lp(capacity)/highs/{'network' if oracle.network is not None else 'lp'}",
-        termination=termination, status="infeasible" if termination == "infeasible" else
-        "bound_only", suppressed=(), objective=math.nan, lower_bound=float(lower),
-        gap=math.nan, proven_optimal=False, proof="", model="FS",
-        unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
-        timings=dict(root_lp=elapsed, total=elapsed),
+        model="FS", termination=termination, lower_bound=lower, bound_only=True,
+        unsafe=inst.protected, safe=inst.safe, timings=dict(root_lp=elapsed, total=elapsed),
         model_size=model_size(inst, oracle, num_cuts),
         history=(dict(iteration=0, time=elapsed, lower_bound=float(lower),
                       upper_bound=math.inf, phase="root lp"),))
+
 
 def _add_rows(highs, cuts: list[CapacityCut]) -> None:
     rows = _cut_matrix(cuts, highs.getNumCol())
     highs.addRows(len(cuts), np.ones(len(cuts)), np.full(len(cuts), np.inf), rows.nnz,
                   rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
+
 
 def _cut_matrix(cuts: list[CapacityCut], num_candidates: int) -> sp.csr_matrix:
     """Cuts as rows of a sparse matrix over the candidates (each row ``>= 1``)."""
@@ -123,6 +124,7 @@ def _cut_matrix(cuts: list[CapacityCut], num_candidates: int) -> sp.csr_matrix:
     index = np.concatenate([c.candidates for c in cuts]) if cuts else np.zeros(0, np.int64)
     value = np.concatenate([c.coefficients for c in cuts]) if cuts else np.zeros(0)
     return sp.csr_matrix((value, index, indptr), shape=(len(cuts), num_candidates))
+
 
 def model_size(inst: IntervalInstance, oracle: CapacityOracle, num_root_cuts: int) -> dict:
     return dict(candidates=int(inst.candidates.size), protected=int(inst.protected.size),

@@ -40,6 +40,7 @@ __all__ = ['subgradient', 'cutting_plane', 'STEP_RULES']
 
 log = logging.getLogger(__name__)
 
+
 def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.ndarray,
                      preferred: np.ndarray) -> None:
     """Rerun the path heuristic with zero weight on ``preferred`` cells; keep a better
@@ -48,6 +49,7 @@ def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.nda
     if candidate is not None and float(weights[candidate].sum()) < state.upper_bound - 1e-9:
         candidate = exclusion_search(oracle, candidate, weights)
         state.incumbent, state.upper_bound = candidate, float(weights[candidate].sum())
+
 
 def _ascend(oracle: PathOracle, state: LagrangianState, lam: np.ndarray,
             pool: CutPool | None) -> None:
@@ -62,6 +64,7 @@ def _ascend(oracle: PathOracle, state: LagrangianState, lam: np.ndarray,
     """
     _offer_bound(oracle, state, dual_ascent(oracle, tight_multipliers(oracle, lam)), pool)
 
+
 def _pack(oracle: PathOracle, state: LagrangianState, pool: CutPool,
           weights: np.ndarray) -> None:
     """Offer the bound of the best packing of the cuts pooled so far (:mod:`cspopt.bounds.cut_packing`).
@@ -73,12 +76,14 @@ def _pack(oracle: PathOracle, state: LagrangianState, pool: CutPool,
     if lam is not None:
         _offer_bound(oracle, state, project_capped(lam, weights), pool)
 
+
 def _offer_bound(oracle: PathOracle, state: LagrangianState, lam: np.ndarray,
                  pool: CutPool | None) -> None:
     """Keep ``lam`` as the best multipliers when ``z(lam)`` beats the bound."""
     z, _ = evaluate(oracle, lam, state, pool)
     if z > state.lower_bound + 1e-9:
         state.lower_bound, state.best_multipliers = z, lam
+
 
 def _finish_iteration(state: LagrangianState, *, started: float, t_iter: float,
                       weights: np.ndarray, on_iteration, max_iterations: int,
@@ -101,12 +106,14 @@ def _finish_iteration(state: LagrangianState, *, started: float, t_iter: float,
         return False
     return True
 
+
 #: Step rules of :func:`subgradient`: (first step factor, growth on a better bound, shrink
 #: after ``stall`` iterations without one, iterations without one before shrinking).
 STEP_RULES = {
     "held-wolfe-crowder": (2.0, 1.0, 0.5, 15),
     "volume": (2.0, 1.1, 0.66, 10),
 }
+
 
 def subgradient(
     oracle: PathOracle,
@@ -299,6 +306,7 @@ def subgradient(
         state.best_multipliers = lam.copy()
     state.step_multipliers = path_best
     return state
+
 
 def cutting_plane(
     oracle: PathOracle,

@@ -35,6 +35,7 @@ from cspopt.models.exact.paths import PathOracle
 
 __all__ = ['LagrangianState', 'Multipliers', 'dual_ascent', 'tight_multipliers', 'end_multipliers', 'initial_multipliers', 'evaluate', 'project_capped', 'validated_start']
 
+
 @dataclass(frozen=True, eq=False)
 class Multipliers:
     """What a Lagrangian run leaves for the next one (``SolveResult.multipliers``).
@@ -74,6 +75,7 @@ class Multipliers:
             raise InputError(f"{path}: not a multipliers file written by cspopt (.npz with "
                              "arrays 'bound' and 'steps')") from None
 
+
 @dataclass
 class LagrangianState:
     """What the subgradient loop produced (mutable while it runs)."""
@@ -97,6 +99,7 @@ class LagrangianState:
         steps = self.best_multipliers if self.step_multipliers is None else self.step_multipliers
         return Multipliers(bound=self.best_multipliers, steps=steps)
 
+
 def project_capped(lam: np.ndarray, caps: np.ndarray) -> np.ndarray:
     """Project every column of ``lam`` onto ``{v >= 0, sum v <= caps[c]}`` (in place).
 
@@ -116,6 +119,7 @@ def project_capped(lam: np.ndarray, caps: np.ndarray) -> np.ndarray:
         tau = css[rho - 1, np.arange(over.size)] / rho
         lam[:, over] = np.maximum(v - tau, 0.0)
     return lam
+
 
 def validated_start(oracle: PathOracle, multipliers):
     """``(certificate, steps)``: a warm start validated and capped (copies).
@@ -143,6 +147,7 @@ def validated_start(oracle: PathOracle, multipliers):
         return capped(multipliers.bound), capped(multipliers.steps)
     return None, capped(multipliers)
 
+
 def end_multipliers(oracle: PathOracle) -> np.ndarray:
     """Starting multipliers that price the ends of every path.
 
@@ -165,6 +170,7 @@ def end_multipliers(oracle: PathOracle) -> np.ndarray:
     share = touch.sum(axis=0)
     weights = inst.weights[inst.candidates]
     return np.where(touch, weights / np.maximum(share, 1), 0.0)
+
 
 def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000) -> np.ndarray:
     """Raise the multipliers cut by cut (Wong 1984's dual ascent, on the path relaxation).
@@ -215,6 +221,7 @@ def dual_ascent(oracle: PathOracle, lam: np.ndarray, *, max_rounds: int = 1000) 
             break
     return lam
 
+
 def tight_multipliers(oracle: PathOracle, lam: np.ndarray) -> np.ndarray:
     """The smallest multipliers with the same shortest-path lengths as ``lam``.
 
@@ -245,6 +252,7 @@ def tight_multipliers(oracle: PathOracle, lam: np.ndarray) -> np.ndarray:
             rise = dist[inst.arc_head[arcs]] - dist[inst.arc_tail[arcs]]
             np.maximum.at(tight[p], oracle.arc_x[arcs], rise)
     return np.minimum(tight, lam)
+
 
 def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None = None,
              pool: CutPool | None = None):
@@ -277,6 +285,7 @@ def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None 
     if state is not None and pool is not None:
         state.dijkstra_seconds -= pool.seconds - pooled
     return total, paths
+
 
 def initial_multipliers(oracle: PathOracle, state: LagrangianState | None = None):
     """The better (by ``z``) of :func:`dual_ascent` from zero and :func:`end_multipliers`.

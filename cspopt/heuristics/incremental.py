@@ -24,6 +24,7 @@ __all__ = ['incremental_attacker']
 
 log = logging.getLogger(__name__)
 
+
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
                          deadline: float | None = None) -> np.ndarray:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
@@ -72,6 +73,7 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             suppressed |= x[:nf] + x[nf:] > 1e-9
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
     return np.sort(cells)
+
 
 class _ResolvedLP:
     """``min c x, A x = 0, lo <= x <= hi``, re-solved for new ``c``, ``lo``, ``hi``.

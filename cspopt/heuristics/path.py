@@ -17,6 +17,7 @@ from cspopt.models.exact.paths import PathOracle
 
 __all__ = ['path_heuristic', 'exclusion_search']
 
+
 def path_heuristic(oracle: PathOracle, weights: np.ndarray, *, order=None,
                    clean: bool = True) -> np.ndarray | None:
     """Protect the cells one at a time along shortest paths; return the candidate mask.
@@ -38,6 +39,7 @@ def path_heuristic(oracle: PathOracle, weights: np.ndarray, *, order=None,
     if clean:
         _delete_and_check(oracle, chosen, dict(witness))
     return chosen
+
 
 def exclusion_search(oracle: PathOracle, chosen: np.ndarray, weights: np.ndarray, *,
                      rounds: int = 3) -> np.ndarray:
@@ -67,6 +69,7 @@ def exclusion_search(oracle: PathOracle, chosen: np.ndarray, weights: np.ndarray
         if not improved:
             break
     return best
+
 
 def _delete_and_check(oracle: PathOracle, chosen: np.ndarray, witness: dict) -> None:
     """Drop secondaries, most expensive first, while every cell keeps a path.

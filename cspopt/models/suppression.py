@@ -14,6 +14,7 @@ from cspopt.table import Table, cell_costs, total_cells
 
 __all__ = ['suppression_options', 'candidate_mask']
 
+
 def suppression_options(table: "Table", weights=None, must_publish=None, *,
                         publish_totals: bool = False,
                         publish_zeros: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -38,6 +39,7 @@ def suppression_options(table: "Table", weights=None, must_publish=None, *,
     if clash.size:
         raise InputError(f"{table.describe(clash[0])} is sensitive but must be published")
     return np.asarray(weights, float), published
+
 
 def candidate_mask(table: "Table", candidates: np.ndarray, cells,
                    what: str = "the pattern") -> np.ndarray:

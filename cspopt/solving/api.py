@@ -10,7 +10,6 @@ returned has passed the independent audit; every bound is valid.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -24,7 +23,7 @@ from cspopt.errors import InputError
 from cspopt.models.exact import build_instance
 from cspopt.models.suppression import candidate_mask, suppression_options
 from cspopt.options import INTERVAL_OPTIONS, OPTIONS, check_limits, refuse_inapplicable
-from cspopt.result import SolveResult, relative_gap
+from cspopt.result import SolveResult
 from cspopt.solving.audited import audit_pattern
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.solving.cutset import solve_cutset
@@ -34,6 +33,7 @@ from cspopt.solving.interval_mip import solve_interval
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
            "DUALS"]
+
 
 log = logging.getLogger(__name__)
 
@@ -248,13 +248,11 @@ def bound(
 
 def _bound_only(solved: SolveResult) -> SolveResult:
     """``solved`` as a bound: its lower bound, timings and history, no pattern."""
-    return SolveResult(
-        method=f"bound-{solved.method}", termination=solved.termination,
-        status="infeasible" if solved.status == "infeasible" else "bound_only",
-        suppressed=(), objective=math.nan, lower_bound=solved.lower_bound, gap=math.nan,
-        proven_optimal=False, proof="", model=solved.model, unsafe=solved.unsafe,
+    return SolveResult.build(
+        method=f"bound-{solved.method}", model=solved.model, termination=solved.termination,
+        lower_bound=solved.lower_bound, bound_only=True, unsafe=solved.unsafe,
         safe=solved.safe, timings=solved.timings, model_size=solved.model_size,
-        history=solved.history, audit=None, multipliers=solved.multipliers)
+        history=solved.history, multipliers=solved.multipliers)
 
 
 #: share of certify's time limit for the exact branch-and-cut; the Lagrangian gets the rest
@@ -336,15 +334,10 @@ def certify(
         model_name = inst.model
         unsafe = tuple(map(int, inst.protected_cells))
         safe = tuple(map(int, inst.safe_cells))
-    objective = float(weights[list(pattern)].sum()) if pattern else 0.0
-    if checked.protected:
-        lower = min(lower, objective)
-    proven = checked.protected and objective <= lower + 1e-9
-    return SolveResult(
-        method=f"certify({model_name})", termination="optimal" if proven else stopped,
-        status=("optimal" if proven else "feasible") if checked.protected else "none",
-        suppressed=pattern, objective=objective, lower_bound=lower,
-        gap=relative_gap(objective, lower) if checked.protected else math.inf,
-        proven_optimal=proven, proof="bound" if proven else "", model=model_name,
-        unsafe=unsafe, safe=safe, timings={"total": time.perf_counter() - started},
-        model_size=size, history=tuple(history), audit=checked, multipliers=multipliers)
+    return SolveResult.build(
+        method=f"certify({model_name})", model=model_name, termination=stopped,
+        lower_bound=lower, suppressed=pattern,
+        objective=float(weights[list(pattern)].sum()) if pattern else 0.0, audit=checked,
+        proof="bound", unsafe=unsafe, safe=safe,
+        timings={"total": time.perf_counter() - started}, model_size=size, history=history,
+        multipliers=multipliers)

@@ -15,6 +15,7 @@ from cspopt.models.exact import ExactInstance
 
 __all__ = ['audit_pattern', 'audit_interval_pattern']
 
+
 def audit_pattern(inst: ExactInstance, suppressed, *, method: str | None = None):
     """Audit a pattern with the instance's semantics: exact protection, over integer
     completions for (P_N) and on the general table for (P). With ``method``, an exposing

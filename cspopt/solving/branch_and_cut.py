@@ -54,7 +54,7 @@ from cspopt.models.interval import (
 )
 from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
-from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 
 __all__ = ['solve_branch_and_cut']
@@ -66,6 +66,7 @@ _PRUNE_SHARE = 0.1
 
 #: depth frequency of the round-and-prune heuristic inside SCIP
 _HEURISTIC_FREQUENCY = 5
+
 
 def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float = 1e-6,
                          verbose: bool = False, weights=None, must_publish=None,
@@ -184,9 +185,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     return _result(table, inst, oracle, best, termination, history, timings, started,
                    num_root_cuts=len(root_cuts), final_audit=final_audit)
 
+
 def _result(table, inst, oracle, best, termination, history, timings, started, *,
             num_root_cuts: int, final_audit) -> SolveResult:
-    suppressed, objective, checked = (), math.nan, None
+    suppressed, objective, checked = None, math.nan, None
     lower = best["lower"]
     if best["y"] is not None:
         suppressed = tuple(int(c) for c in inst.candidates[best["y"] > 0.5])
@@ -197,24 +199,17 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
             t0 = time.perf_counter()
             checked = final_audit(suppressed)
             timings["audit"] = time.perf_counter() - t0
-        lower = min(lower, objective)
     elif not inst.protected.size or not inst.candidates.size:
         suppressed, objective, lower = (), 0.0, 0.0
-    proven = math.isfinite(objective) and objective <= lower + 1e-9
-    if termination == "infeasible":
-        lower = math.inf
-    status = ("infeasible" if termination == "infeasible" else
-              "none" if not math.isfinite(objective) else "optimal" if proven else "feasible")
     timings["total"] = time.perf_counter() - started
-    return SolveResult(
+    return SolveResult.build(
         method=f"bc(FS)/scip/{'network' if oracle.network is not None else 'lp'}",
-        termination="optimal" if proven else termination, status=status,
-        suppressed=suppressed, objective=objective, lower_bound=float(lower),
-        gap=relative_gap(objective, lower), proven_optimal=proven,
-        proof=("mip" if "branch_and_cut" in timings else "lp") if proven else "",
-        model="FS", unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
-        timings=timings, model_size=model_size(inst, oracle, num_root_cuts),
-        history=tuple(history), audit=checked)
+        model="FS", termination=termination, lower_bound=lower, suppressed=suppressed,
+        objective=objective, audit=checked,
+        proof="mip" if "branch_and_cut" in timings else "lp", unsafe=inst.protected,
+        safe=inst.safe, timings=timings, model_size=model_size(inst, oracle, num_root_cuts),
+        history=history)
+
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,
               stop_at: float):
@@ -279,6 +274,7 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
         math.inf if termination == "infeasible" else 0.0)
     return termination, lower, found if found is not None and ny else None
 
+
 def _guarded(callback, fallback=SCIP_RESULT.DIDNOTRUN):
     """Keep an exception raised inside a SCIP callback, stop the solve, and let
     :func:`_run_scip` raise it (pyscipopt would only print it)."""
@@ -293,9 +289,11 @@ def _guarded(callback, fallback=SCIP_RESULT.DIDNOTRUN):
     run.__name__, run.__doc__ = callback.__name__, callback.__doc__
     return run
 
+
 def _key(y: np.ndarray) -> bytes:
     """A 0/1 point as a dictionary key."""
     return np.packbits(y > 0.5).tobytes()
+
 
 class _CapacityHandler(Conshdlr):
     """SCIP constraint handler: capacity constraints separated and enforced on demand."""
@@ -390,6 +388,7 @@ class _CapacityHandler(Conshdlr):
         for var in self.variables if self.model.getStage() == 1 else self._vars():
             self.model.addVarLocksType(var, locktype, nlockspos, nlocksneg)
 
+
 class _RoundAndPrune(Heur):
     """Fischetti & Salazar's node heuristic, simplified: suppress every cell the LP point
     uses, then drop cells in increasing LP value while everything stays protected. The LP
@@ -415,6 +414,7 @@ class _RoundAndPrune(Heur):
             self.model.setSolVal(sol, var, value)
         accepted = self.model.trySol(sol)
         return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
+
 
 class _Progress(Eventhdlr):
     """Report SCIP's dual bound and incumbent when either moves."""

@@ -41,12 +41,11 @@ def solve_cutset(inst: ExactInstance, *, time_limit: float | None = None, gap: f
         started = time.perf_counter()
         checked = audit_pattern(inst, (), method=method)
         elapsed = time.perf_counter() - started
-        return SolveResult(
-            method=method, termination="optimal", status="optimal", suppressed=(),
-            objective=0.0, lower_bound=0.0, gap=0.0, proven_optimal=True,
-            proof="branch-and-cut", model=inst.model, unsafe=(),
-            safe=tuple(map(int, inst.safe_cells)), timings={"audit": elapsed, "total": elapsed},
-            model_size={"protected": 0}, audit=checked)
+        return SolveResult.build(
+            method=method, model=inst.model, termination="optimal", lower_bound=0.0,
+            suppressed=(), objective=0.0, audit=checked, proof="branch-and-cut",
+            safe=inst.safe_cells, timings={"audit": elapsed, "total": elapsed},
+            model_size={"protected": 0})
     reduction = ExactAsInterval(inst)
     table, published = reduction.apply()
     result = solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,

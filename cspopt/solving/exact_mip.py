@@ -6,10 +6,12 @@ import logging
 import math
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
 from cspopt.backends.highs import run_highs
+from cspopt.backends.outcome import SolverOutcome
 from cspopt.backends.pyomo import solve_pyomo_model
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.errors import InputError, SolverError
@@ -21,7 +23,7 @@ from cspopt.models.exact import (
     build_matrix,
 )
 from cspopt.options import check_limits
-from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 
 __all__ = ["solve_exact", "choose_model"]
@@ -147,64 +149,44 @@ def solve_exact(
                    timings={"build": t_build, "solve": t_solve}, size=size, started=started)
 
 
-def _finish(inst: ExactInstance, outcome: dict, *, relax: bool, method: str, timings: dict,
+def _finish(inst: ExactInstance, outcome: SolverOutcome, *, relax: bool, method: str, timings: dict,
             size: dict, started: float) -> SolveResult:
     """Audit the pattern, make the bound honest, and assemble the result."""
-    termination = outcome["termination"]
-    suppressed = tuple(sorted(int(c) for c in outcome.get("suppressed", ())))
-    weights = inst.weights
-    lower = outcome.get("lower_bound", -math.inf)
+    lower = outcome.lower_bound
     if not relax:
-        lower = integral_bound(lower, weights[inst.candidates])
-    lower = max(lower, 0.0)
-    if termination == "infeasible":
-        lower = math.inf
+        lower = integral_bound(lower, inst.weights[inst.candidates])
     t_audit = time.perf_counter()
-    result_audit = None
-    if relax or not outcome.get("has_solution", False):
-        objective, status = math.nan, ("bound_only" if relax and termination == "optimal"
-                                       else "infeasible" if termination == "infeasible"
-                                       else "none")
-        suppressed = ()
-    else:
-        objective = float(weights[list(suppressed)].sum()) if suppressed else 0.0
-        result_audit = audit_pattern(inst, suppressed, method=method)
-        lower = min(lower, objective)
-        status = "optimal" if termination == "optimal" else "feasible"
+    suppressed, objective, checked = None, math.nan, None
+    if not relax and outcome.has_solution:
+        suppressed = tuple(sorted(outcome.suppressed))
+        objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
+        checked = audit_pattern(inst, suppressed, method=method)
     timings["audit"] = time.perf_counter() - t_audit
     timings["total"] = time.perf_counter() - started
-    if relax:
-        gap_value = math.nan
-        proven = False
-    else:
-        gap_value = relative_gap(objective, lower)
-        proven = status in ("optimal", "feasible") and gap_value <= 1e-9
-    if proven:
-        status = "optimal"
-    return SolveResult(
-        method=method, termination=termination, status=status, suppressed=suppressed,
-        objective=objective, lower_bound=float(lower), gap=gap_value, proven_optimal=proven,
-        proof="mip" if proven else "", model=inst.model,
-        unsafe=tuple(int(c) for c in inst.protected_cells),
-        safe=tuple(int(c) for c in inst.safe_cells), timings=timings, model_size=size,
-        history=tuple(outcome.get("history", ())), audit=result_audit)
+    return SolveResult.build(
+        method=method, model=inst.model, termination=outcome.termination,
+        lower_bound=max(lower, 0.0), suppressed=suppressed, objective=objective,
+        audit=checked, bound_only=relax and outcome.termination == "optimal", proof="mip",
+        unsafe=inst.protected_cells, safe=inst.safe_cells, timings=timings, model_size=size)
 
 
-def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads,
+                        verbose) -> SolverOutcome:
     outcome = run_highs(mm.cost, mm.matrix, mm.row_lower, mm.row_upper, mm.col_lower,
                         mm.col_upper, mm.integer, relax=mm.relax, time_limit=time_limit,
                         gap=gap, threads=threads, verbose=verbose, start=start)
-    if outcome["has_solution"]:
-        outcome["suppressed"] = mm.suppressed(outcome["x"])
+    if outcome.has_solution:
+        outcome = replace(outcome, suppressed=tuple(mm.suppressed(outcome.x)))
     return outcome
 
 
-def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbose) -> dict:
+def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads,
+                      verbose) -> SolverOutcome:
     """Solve ``mm`` with SCIP. ``threads`` is ignored: SCIP's branch-and-bound is sequential."""
     from pyscipopt import quicksum
 
     if mm.shape[1] == 0:
-        return dict(termination="optimal", has_solution=True, suppressed=(), lower_bound=0.0)
+        return SolverOutcome("optimal", has_solution=True, lower_bound=0.0)
     model = new_scip("cspopt", time_limit=time_limit, gap=gap, verbose=verbose)
     vtype = "C" if mm.relax else "B"
     xs = [model.addVar(name=f"v{j}", vtype=vtype, lb=float(mm.col_lower[j]),
@@ -235,12 +217,13 @@ def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads, verbo
     has_solution = model.getNSols() > 0 and termination != "infeasible"
     if mm.relax:
         lower = model.getObjVal() if termination == "optimal" else -math.inf
-        return dict(termination=termination, has_solution=False, lower_bound=lower)
+        return SolverOutcome(termination, has_solution=False, lower_bound=lower)
     suppressed = ()
     if has_solution:
         best = model.getBestSol()
         values = np.array([model.getSolVal(best, v) for v in xs[: mm.num_x]])
         suppressed = mm.suppressed(values)
     bound = model.getDualbound()
-    return dict(termination=termination, has_solution=has_solution, suppressed=suppressed,
-                lower_bound=bound if math.isfinite(bound) else 0.0)
+    return SolverOutcome(termination, has_solution=has_solution,
+                         lower_bound=bound if math.isfinite(bound) else 0.0,
+                         suppressed=tuple(suppressed))

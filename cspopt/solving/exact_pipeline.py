@@ -41,7 +41,7 @@ from cspopt.errors import InputError
 from cspopt.heuristics import exclusion_search, path_heuristic
 from cspopt.models.exact import ExactInstance, PathOracle
 from cspopt.models.suppression import candidate_mask
-from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 from cspopt.solving.cutset import solve_cutset
 
@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 #: Lagrangian dual methods: the volume and the Held-Wolfe-Crowder subgradient rules, and
 #: the stabilised cutting-plane (Dantzig-Wolfe) method.
 DUALS = ("volume", "subgradient", "cutting-plane")
+
 
 def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limit, started,
               progress) -> LagrangianState:
@@ -65,6 +66,7 @@ def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limi
                max_iterations=max_iterations, time_limit=time_limit, started=started,
                on_iteration=progress)
 
+
 def start_mask(inst, cells) -> np.ndarray:
     """A start pattern as a candidate mask, after the exact audit of the instance."""
     mask = candidate_mask(inst.table, inst.candidates, cells, "the start pattern")
@@ -72,6 +74,7 @@ def start_mask(inst, cells) -> np.ndarray:
     if not checked.protected:
         raise InputError(f"the start pattern exposes sensitive cells {list(checked.exposed)}")
     return mask
+
 
 def pattern_of(inst, mask) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
@@ -116,10 +119,10 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
     upper = state.upper_bound
     method_name = f"lagrangian({inst.model},{dual})"
     if state.termination == "infeasible":
-        return SolveResult(method_name, "infeasible", "infeasible", (), math.nan, math.inf,
-                           math.inf, False, "", inst.model, tuple(map(int, inst.protected_cells)),
-                           tuple(map(int, inst.safe_cells)), _total(timings, started), {},
-                           tuple(history), None, state.warm_start())
+        return SolveResult.build(
+            method=method_name, model=inst.model, termination="infeasible",
+            lower_bound=math.inf, unsafe=inst.protected_cells, safe=inst.safe_cells,
+            timings=_total(timings, started), history=history, multipliers=state.warm_start())
     termination, proof, checked = state.termination, "", None
     if math.isfinite(upper) and upper <= lower + 1e-9:
         termination, proof = "optimal", "lagrangian"
@@ -159,20 +162,17 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
         timings["audit"] = time.perf_counter() - t0
     objective = float(weights[inst.x_index[list(pattern)]].sum()) if pattern else (
         0.0 if math.isfinite(upper) else math.nan)
-    gap_value = relative_gap(objective, lower)
-    status = ("optimal" if proof else "feasible") if checked is not None else "none"
-    return SolveResult(
-        method=method_name, termination=termination, status=status, suppressed=pattern,
-        objective=objective, lower_bound=float(min(lower, objective) if checked else lower),
-        gap=gap_value, proven_optimal=bool(proof), proof=proof, model=inst.model,
-        unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)),
+    return SolveResult.build(
+        method=method_name, model=inst.model, termination=termination, lower_bound=lower,
+        suppressed=pattern if checked is not None else None, objective=objective,
+        audit=checked, proof=proof, unsafe=inst.protected_cells, safe=inst.safe_cells,
         timings=_total(timings, started),
         model_size=dict(protected=int(inst.protected_cells.size),
                         candidates=int(inst.candidates.size), arcs=int(inst.num_arcs),
                         dijkstra_calls=state.dijkstra_calls,
                         ms_per_path=round(1000 * state.dijkstra_seconds
                                           / max(state.dijkstra_calls, 1), 4)),
-        history=tuple(history), audit=checked, multipliers=state.warm_start())
+        history=history, multipliers=state.warm_start())
 
 
 def _total(timings: dict, started: float) -> dict:

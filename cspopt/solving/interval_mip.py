@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
 
 from cspopt.audit import audit
 from cspopt.backends.highs import run_highs
+from cspopt.backends.outcome import SolverOutcome
 from cspopt.backends.pyomo import solve_pyomo_model
 from cspopt.errors import InputError
 from cspopt.heuristics.incremental import incremental_attacker
@@ -29,13 +31,14 @@ from cspopt.models.interval import (
     build_interval_instance,
 )
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
-from cspopt.result import SolveResult, integral_bound, relative_gap
+from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 from cspopt.table import Table
 
 __all__ = ['solve_interval']
 
 log = logging.getLogger(__name__)
+
 
 def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
                    time_limit: float | None = None, gap: float = 1e-6, verbose: bool = False,
@@ -89,12 +92,11 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
                                     time_limit=time_limit, gap=gap, threads=None,
                                     verbose=verbose, mip_start=mip_start)
-    termination = outcome["termination"]
-    lower = outcome.get("lower_bound", 0.0)
+    termination, lower = outcome.termination, outcome.lower_bound
     timings.update(build=t_build, solve=time.perf_counter() - t0)
-    checked, suppressed, objective = None, (), math.nan
-    if not relax and outcome.get("has_solution"):
-        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
+    checked, suppressed, objective = None, None, math.nan
+    if not relax and outcome.has_solution:
+        suppressed = tuple(sorted(outcome.suppressed))
         checked = audit_interval_pattern(table, suppressed, timings, None)
         if not checked.protected:
             t0 = time.perf_counter()
@@ -109,25 +111,18 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
     if not relax:
         lower = integral_bound(lower, inst.weights[inst.candidates])
-    if termination == "infeasible":
-        lower = math.inf
-    if checked is not None:
-        lower = min(lower, objective)
-    proven = checked is not None and objective <= lower + 1e-9
-    status = ("bound_only" if relax and termination == "optimal" else
-              "infeasible" if termination == "infeasible" else
-              "none" if checked is None else "optimal" if proven else "feasible")
     timings["total"] = time.perf_counter() - started
-    return SolveResult(
-        method=f"{'lp' if relax else 'mip'}(FS)/highs/{route}", termination=termination,
-        status=status, suppressed=suppressed, objective=objective, lower_bound=float(lower),
-        gap=math.nan if relax else relative_gap(objective, lower), proven_optimal=proven,
-        proof="mip" if proven else "", model="FS",
-        unsafe=tuple(map(int, inst.protected)), safe=tuple(map(int, inst.safe)),
-        timings=timings, model_size=size, history=tuple(history), audit=checked)
+    return SolveResult.build(
+        method=f"{'lp' if relax else 'mip'}(FS)/highs/{route}", model="FS",
+        termination=termination, lower_bound=lower, suppressed=suppressed,
+        objective=objective, audit=checked, bound_only=relax and termination == "optimal",
+        proof="mip", unsafe=inst.protected, safe=inst.safe, timings=timings,
+        model_size=size, history=history)
+
 
 #: rounds of capacity cuts added to the compact model before its patterns are completed
 _REPAIR_ROUNDS = 5
+
 
 def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit, gap, verbose,
             history: list, started: float):
@@ -165,11 +160,11 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=False,
                                time_limit=time_limit, gap=gap, verbose=verbose,
                                mip_start=mip_start, integrality_tolerance=1e-9)
-        termination = outcome["termination"]
-        lower = max(lower, outcome.get("lower_bound", 0.0))
-        if not outcome.get("has_solution"):
+        termination = outcome.termination
+        lower = max(lower, outcome.lower_bound)
+        if not outcome.has_solution:
             break
-        suppressed = tuple(sorted(int(c) for c in outcome["suppressed"]))
+        suppressed = tuple(sorted(outcome.suppressed))
         history.append(dict(iteration=round_, time=time.perf_counter() - started,
                             lower_bound=lower, upper_bound=float(
                                 inst.weights[list(suppressed)].sum()), phase="repair"))
@@ -180,8 +175,9 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
     log.info("compact model: pattern completed by the incremental attacker")
     return tuple(sorted(int(c) for c in completed)), "interrupted", lower, None
 
+
 def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,
-                 verbose, mip_start, integrality_tolerance=None) -> dict:
+                 verbose, mip_start, integrality_tolerance=None) -> SolverOutcome:
     start = None
     if mip_start is not None and not relax:
         # only y is given; HiGHS completes the deviations
@@ -191,6 +187,7 @@ def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_
     outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
                         time_limit=time_limit, gap=gap, verbose=verbose, start=start,
                         integrality_tolerance=integrality_tolerance)
-    if outcome.get("has_solution"):
-        outcome["suppressed"] = inst.candidates[np.asarray(outcome["x"][:ny]) > 0.5]
+    if outcome.has_solution:
+        chosen = inst.candidates[np.asarray(outcome.x[:ny]) > 0.5]
+        outcome = replace(outcome, suppressed=tuple(int(c) for c in chosen))
     return outcome

@@ -26,6 +26,7 @@ __all__ = ['PathOracle']
 #: :func:`evaluate` may lower a path's bound.
 _TIE_BREAK = 1e-9
 
+
 class PathOracle:
     """Shortest paths on the instance's arcs, one CSR structure for every protected cell.
 

@@ -24,6 +24,7 @@ from cspopt.table import Table
 
 __all__ = ['build_interval_instance']
 
+
 def build_interval_instance(table: Table, *, weights=None, must_publish=None,
                             preprocessing: bool = True) -> IntervalInstance:
     """Validate once and build the arrays of the interval model."""
@@ -59,6 +60,7 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     if not preprocessing:
         return inst
     return inst.keep(_exposed_by_primaries(inst, is_network))
+
 
 def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).

@@ -28,6 +28,7 @@ from cspopt.table import Table
 
 __all__ = ['build_fs_matrix', 'build_fs_model']
 
+
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     """The model as sparse arrays: ``(cost, A, row_lower, row_upper, col_lower, col_upper,
     integer)``. Columns: ``y`` for candidates, then per protected cell and side one
@@ -108,6 +109,7 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     return (cost, matrix, np.concatenate(lower) if lower else np.zeros(0),
             np.concatenate(upper) if upper else np.zeros(0), np.concatenate(col_lo),
             np.concatenate(col_hi), integer)
+
 
 def build_fs_model(table: Table, *, relax: bool = False, **options):
     """The Fischetti–Salazar model (Castro 2007 eq. (3)) as a readable Pyomo model."""

@@ -18,6 +18,7 @@ from cspopt.table import Table
 
 __all__ = ['IntervalInstance']
 
+
 @dataclass(frozen=True)
 class IntervalInstance:
     """Arrays of one Fischetti–Salazar instance.

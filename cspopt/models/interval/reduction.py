@@ -26,6 +26,7 @@ from cspopt.table import Table
 
 __all__ = ['ExactAsInterval']
 
+
 @dataclass(frozen=True)
 class ExactAsInterval:
     """(P) or (P_N) of :attr:`instance` as an interval-protection problem, and back.
