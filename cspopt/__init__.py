@@ -1,17 +1,18 @@
 """cspopt: exact cell suppression for statistical tables.
 
-The foundation layer: :class:`Table` (cells, protection levels, relations), readers and
-writers (:func:`read_table`, :func:`write_table`), the independent attacker audits
-(:func:`audit`, :func:`graph_audit`) and seeded instance generators (:mod:`cspopt.table.generators`).
+The front door: :class:`Table` (cells, protection levels, relations; readers and writers in
+:mod:`cspopt.io`), :func:`solve`, :func:`bound` and :func:`certify` (both protections, every
+pattern audited, every bound valid), :func:`solve_exact` (the compact MIP of (P)/(P_N)), and
+the independent attacker audits :func:`audit` and :func:`graph_audit`. The packages below
+follow the data flow (docs/architecture.md): table, models, bounds and heuristics, solving,
+audit.
 """
 
 from cspopt.audit import AuditResult, CellAudit, audit, graph_audit
 from cspopt.errors import CspoptError
 from cspopt.result import SolveResult
-from cspopt.solving import solve_exact
-from cspopt.solving.api import bound, certify, solve
-from cspopt.table import CellStatus, Table
-from cspopt.table.structure import Dimension
+from cspopt.solving import bound, certify, solve, solve_exact
+from cspopt.table import CellStatus, Dimension, Table
 
 __version__ = "0.1.0"
 

@@ -266,7 +266,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="suppression weights (default: the table's costs)")
         p.add_argument("--publish-totals", action="store_true", help="never suppress totals")
         p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
-        p.add_argument("--tau", type=float, default=_DEFAULT["tau"], help="protection width threshold (§6)")
+        p.add_argument("--tau", type=float, default=_DEFAULT["tau"],
+                       help="protection width threshold (§6)")
         p.add_argument("--time-limit", type=float, metavar="S")
         p.add_argument("--iterations", type=int, default=_DEFAULT["max_iterations"],
                        help="Lagrangian iterations (default %(default)s)")
@@ -288,7 +289,8 @@ def _parser() -> argparse.ArgumentParser:
                         "compact model (--solver); interval protection: auto = "
                         "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
                         "(HiGHS)")
-    p.add_argument("--separation", choices=["auto", "network", "lp"], default=_DEFAULT["separation"],
+    p.add_argument("--separation", choices=["auto", "network", "lp"],
+                   default=_DEFAULT["separation"],
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
                         "attacker LPs (any table)")
     p.add_argument("--candidate-sets", action="store_true",

@@ -168,11 +168,11 @@ class SolveResult:
         """The one way every method makes its result, from what it found.
 
         ``suppressed`` is the pattern (``None``: no pattern), ``objective`` its cost and
-        ``audit`` its audit (an exposing pattern gives status ``none``); ``bound_only`` says the call computes a bound only (LP relaxations, bound
-        oracles); ``proof`` names what proves optimality should the bound meet the cost.
-        Statuses, gap and proof follow from these (see :meth:`__post_init__`). A bound
-        above an audited pattern's cost is solver round-off: it is lowered to the cost,
-        which stays valid.
+        ``audit`` its audit (an exposing pattern gives status ``none``); ``bound_only`` says the
+        call computes a bound only (LP relaxations, bound oracles); ``proof`` names what proves
+        optimality should the bound meet the cost. Statuses, gap and proof follow from these
+        (see :meth:`__post_init__`). A bound above an audited pattern's cost is solver
+        round-off: it is lowered to the cost, which stays valid.
         """
         unsafe, safe = tuple(map(int, unsafe)), tuple(map(int, safe))
         if TerminationCondition(termination) == TerminationCondition.infeasible:

@@ -84,6 +84,7 @@ def test_hierarchical_table_is_not_a_network():
     labels = [(r, s) for r in region.codes for s in sex.codes]
     internal = {("a1", "f"): 1, ("a1", "m"): 2, ("a2", "f"): 3, ("a2", "m"): 4, ("B", "f"): 5,
                 ("B", "m"): 6}
+
     def value(r, s):
         rs = [r] if r in ("a1", "a2", "B") else (["a1", "a2"] if r == "A" else ["a1", "a2", "B"])
         ss = [s] if s != "T" else ["f", "m"]

@@ -50,7 +50,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     ny = inst.candidates.size
     weights = inst.weights[inst.candidates]
     y_lower, y_upper = inst.candidate_bounds()
-    links = inst.link_matrix()  # deviation classes are suppressed whole (cspopt.models.interval.linked)
+    links = inst.link_matrix()  # deviation classes are suppressed whole (models.interval.linked)
     master = new_highs(links, weights, y_lower, y_upper, np.zeros(links.shape[0]),
                        np.zeros(links.shape[0]), presolve=False, what="capacity master LP")
     core = y_upper if core is None else np.asarray(core, float)

@@ -23,12 +23,7 @@ dual ascent leave, where the LP shares cells fractionally between protected cell
 reported bound is ``z`` at the packing's multipliers, evaluated by Dijkstra, so it does
 not rest on the LP solver's tolerances.
 
-Measured (``cspopt bench lagrangian``, Table 2-4 design up to 60x40, 90 tables, 200
-iterations with no stop on a proof): within 0.5 % of the LP bound on 90 tables, 89 without
-the packing in the same run; set 1 20x10 seed 9 went from 1.0 % to 0.47 % below. The time
-per run is 1.7 times that without (median; pooling dominates, the LP is small: the distinct
-cuts number in the hundreds at 60x40 once levels that differ only by the weight tie-break
-are merged).
+Its effect and cost are measured by ``cspopt bench lagrangian`` (docs/bench/history.md).
 
 The LP (HiGHS) keeps its rows (the candidate cells) and gains columns as cuts arrive; each
 solve starts from the previous basis, which stays primal feasible (new columns at 0).

@@ -58,20 +58,16 @@ def _ascend(oracle: PathOracle, state: LagrangianState, lam: np.ndarray,
     The steps leave cells at their cap ``sum_k lambda^k_c = xi_c`` with multipliers no
     shortest path needs, so the ascent from ``lam`` itself finds little to raise; from the
     tight multipliers it closes much of the last gap. The steps go on from their own point:
-    continuing from the ascent's, where cells are saturated again, was worse. Measured on the
-    Table 2-4 design up to 60x40 with the stop on a proof switched off: see
-    :func:`subgradient`. Keeps the result when its bound is better.
+    continuing from the ascent's, where cells are saturated again, was worse. Keeps the
+    result when its bound is better.
     """
     _offer_bound(oracle, state, dual_ascent(oracle, tight_multipliers(oracle, lam)), pool)
 
 
 def _pack(oracle: PathOracle, state: LagrangianState, pool: CutPool,
           weights: np.ndarray) -> None:
-    """Offer the bound of the best packing of the cuts pooled so far (:mod:`cspopt.bounds.cut_packing`).
-
-    Measured on the Table 2-4 design up to 60x40 with the stop on a proof switched off: see
-    :func:`subgradient`.
-    """
+    """Offer the bound of the best packing of the cuts pooled so far
+    (:mod:`cspopt.bounds.cut_packing`)."""
     lam = pool.multipliers()
     if lam is not None:
         _offer_bound(oracle, state, project_capped(lam, weights), pool)
@@ -153,20 +149,14 @@ def subgradient(
         iterations. The factor starts at 2, grows by 1.1 (up to ``max_step``) on a better
         bound and shrinks by 0.66 after ``stall`` = 10 iterations without one. Factors far
         above Polyak's 2 pay off: the incumbent is often already optimal, so ``UB - z`` is
-        small, and steps capped at 2 crawl. With the factor capped at 2 (start 0.5, stall
-        20), 50 of the 81 design tables of seeds 0-8 were within 0.5 % of the LP bound after
-        200 iterations, or optimal; with the cap at 100, 86 of 90.
+        small, and steps capped at 2 crawl (docs/bench/history.md).
 
     Both rules also raise the bound every ``ascent_every`` iterations by :func:`dual_ascent`
     from the tight form (:func:`tight_multipliers`) of the steps' best point
     (:func:`_ascend`), and by the best packing of the level-set cuts of every search so far
-    (:func:`_pack`, :mod:`cspopt.bounds.cut_packing`). Neither moves the steps. Measured on the
-    Table 2-4 design up to 60x40 (``cspopt bench lagrangian``, 10 tables per size and data
-    set, heuristic reruns on, the stop on a proof switched off): the volume rule is within
-    0.5 % of the LP bound after 200 iterations on 90 of 90 tables (89 without the packing, 77
-    without the ascent either; 88 with the ascent every 20 iterations). The packing closes
-    the gap where the LP shares cells fractionally between protected cells, which no step or
-    coordinate ascent reached (set 1 20x10 seed 9: 1.0 % below without it).
+    (:func:`_pack`, :mod:`cspopt.bounds.cut_packing`). Neither moves the steps. The packing
+    closes the gap where the LP shares cells fractionally between protected cells, which no
+    step or coordinate ascent reaches (``cspopt bench lagrangian``, docs/bench/history.md).
 
     Parameters
     ----------
@@ -178,9 +168,8 @@ def subgradient(
         ``bound`` (:func:`_validated_start`). Default
         :func:`end_multipliers` for the volume rule, :func:`initial_multipliers` for the
         halving rule. The volume rule does better from the end pricing even where the dual
-        ascent's bound is higher (86 against 84 of the 90 design tables within 0.5 %, before
-        ``ascent_every`` existed): the ascent saturates cells, and on set 2 60x40 (unit
-        weights) seed 5 no step left its point in 160 iterations.
+        ascent's bound is higher: the ascent saturates cells, and steps may not leave its
+        point.
     incumbent : ndarray of bool, optional
         A feasible candidate mask giving the first upper bound (step target).
     max_iterations, time_limit, min_step
@@ -197,9 +186,8 @@ def subgradient(
         found a better point since the last one, and the cut packing when cuts arrived
         (0: neither).
     cut_packing : bool
-        Pool the searches' level-set cuts and offer their best packing's bound. It costs
-        about 1.7 times the time per iteration without it (pooling and the LP), measured
-        with the stop on a proof switched off.
+        Pool the searches' level-set cuts and offer their best packing's bound (pooling
+        and the LP make iterations slower).
     stop_on_proof : bool
         Stop as soon as the incumbent is proven optimal (its cost is at most the bound,
         rounded up when the weights are integers). Off, the loop runs to its limits: for a

@@ -33,7 +33,8 @@ from cspopt.bounds.cut_packing import CutPool
 from cspopt.errors import InputError
 from cspopt.models.exact.paths import PathOracle
 
-__all__ = ['LagrangianState', 'Multipliers', 'dual_ascent', 'tight_multipliers', 'end_multipliers', 'initial_multipliers', 'evaluate', 'project_capped', 'validated_start']
+__all__ = ["LagrangianState", "Multipliers", "dual_ascent", "tight_multipliers", "end_multipliers",
+           "initial_multipliers", "evaluate", "project_capped", "validated_start"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -263,9 +264,8 @@ def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None 
     Dijkstra runs on ``lambda + eps xi`` with ``eps = delta / sum(xi)``, so its distance
     overestimates ``SP_k`` by at most ``delta`` (a path uses a cell once), and ``length`` is
     that distance minus ``delta``, still a valid bound. Without the tie-break, paths wander
-    through cells no multiplier prices yet; with it, measured on the Table 2-4 design up to
-    60x40, the bound after 200 iterations is within 0.5 % of the LP bound on 17 tables instead
-    of 14, and the embedded heuristic's incumbents are 0.4 % instead of 1.1 % above it.
+    through cells no multiplier prices yet; with it both the bound and the embedded
+    heuristic's incumbents improve (docs/bench/history.md).
     Counts Dijkstra calls and time into ``state`` when given; ``pool`` receives every
     search's level-set cuts (its own time is not counted as Dijkstra's).
     """
@@ -290,7 +290,7 @@ def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None 
 def initial_multipliers(oracle: PathOracle, state: LagrangianState | None = None):
     """The better (by ``z``) of :func:`dual_ascent` from zero and :func:`end_multipliers`.
 
-    Measured: the ascent is strong under value weights, end pricing under unit weights.
+    The ascent is strong under value weights, end pricing under unit weights.
     """
     inst = oracle.inst
     zero = np.zeros((inst.protected_cells.size, inst.candidates.size))

@@ -79,9 +79,8 @@ class _ResolvedLP:
     """``min c x, A x = 0, lo <= x <= hi``, re-solved for new ``c``, ``lo``, ``hi``.
 
     The first solve is presolved from scratch; later ones start from the last basis without
-    presolve for as long as that is faster than the first. Measured on the incremental
-    attacker: warm starts are 5-6x faster on 2-D tables (GenSup I 100x100 6.7 s -> 1.0 s),
-    but 2.5x slower on CSPLIB hier13, where presolve pays.
+    presolve for as long as that is faster than the first: warm starts pay on 2-D tables,
+    presolve on hierarchical ones (docs/bench/history.md).
     """
 
     def __init__(self, matrix: sp.csr_matrix):

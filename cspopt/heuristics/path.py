@@ -48,9 +48,8 @@ def exclusion_search(oracle: PathOracle, chosen: np.ndarray, weights: np.ndarray
     For each suppressed candidate, most expensive first: forbid it, give the other
     suppressed cells cost 0, and rerun :func:`path_heuristic` (with its delete-and-check);
     keep the result when it is cheaper. Stops after ``rounds`` passes or a pass without
-    improvement. Each move is one heuristic run (``|K|`` shortest paths). Measured on the
-    Table 2-4 design up to 60x40: the first heuristic pattern drops from 9.6 % to 2.6 %
-    above the LP bound on average, in at most 0.5 s.
+    improvement. Each move is one heuristic run (``|K|`` shortest paths); it brings the
+    first incumbent close to the LP bound cheaply (docs/bench/history.md).
     """
     best, cost = chosen.copy(), float(weights[chosen].sum())
     for _ in range(rounds):

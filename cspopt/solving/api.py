@@ -312,10 +312,8 @@ def certify(
         weights = inst.weights
         # The branch-and-cut first, from the pattern (when safe, the incumbent to beat): its
         # root is the LP bound of (P), which no Lagrangian bound exceeds, and it usually
-        # finishes. Measured on 36 certifications (optimal and worse patterns, Table 2-4
-        # design, 20x10 to 100x100): the same bounds as the Lagrangian followed by the
-        # branch-and-cut, median 1.8x faster (1.0-4.2x). The Lagrangian (at least the LP
-        # bound of (P_N), which the cut-set root can miss) gets the time that is left.
+        # finishes. The Lagrangian (at least the LP bound of (P_N), which the cut-set root
+        # can miss) gets the time that is left.
         solved = solve_cutset(inst, time_limit=None if time_limit is None
                               else _BRANCH_AND_CUT_SHARE * time_limit,
                               mip_start=pattern if checked.protected else None)

@@ -1,18 +1,19 @@
 """Branch-and-cut on the suppression variables only, with capacity constraints (SCIP).
 
-Fischetti & Salazar-Gonzalez (1999, 2001): the compact model of :mod:`cspopt.models.interval.compact` keeps
-two deviation vectors per sensitive cell, so its size grows with (sensitive cells) x (cells).
-Projected onto ``y`` it becomes
+Fischetti & Salazar-Gonzalez (1999, 2001): the compact model
+(:mod:`cspopt.models.interval.compact`) keeps two deviation vectors per sensitive cell, so its
+size grows with (sensitive cells) x (cells). Projected onto ``y`` it becomes
 
-    min  sum_i w_i y_i   s.t.  every capacity constraint of :mod:`cspopt.models.interval.capacity`,  y binary,
+    min  sum_i w_i y_i   s.t.  every capacity constraint (models.interval.capacity),  y binary,
 
-with exponentially many rows, added only when violated. The root LP is solved by a
-cutting-plane loop on HiGHS (:func:`cspopt.bounds.capacity.capacity_lp`); its cuts seed SCIP, where a constraint
-handler separates more at fractional points (``conssepalp``), enforces them at integral ones
-(``consenfolp``/``consenfops``), checks heuristic solutions (``conscheck``) and declares down-
-locks on every ``y`` (``conslock``: a capacity row only asks for *more* suppression; without
-locks SCIP's dual reductions would fix ``y`` to 0 and return wrong optima). Dual reductions
-are switched off all the same: with the locks they still cut off optima on small 2-D tables.
+with exponentially many rows, added only when violated. The root LP is solved by a cutting-plane
+loop on HiGHS (:func:`cspopt.bounds.capacity.capacity_lp`); its cuts seed SCIP, where a
+constraint handler separates more at fractional points (``conssepalp``), enforces them at
+integral ones (``consenfolp``/``consenfops``), checks heuristic solutions (``conscheck``) and
+declares down-locks on every ``y`` (``conslock``: a capacity row only asks for *more*
+suppression; without locks SCIP's dual reductions would fix ``y`` to 0 and return wrong optima).
+Dual reductions are switched off all the same: with the locks they still cut off optima on small
+2-D tables.
 
 Incumbents: the incremental attacker heuristic (Smith et al. 2012) and rounding up the root LP
 point, both cleaned of redundant suppressions and audited. The dual bound and the incumbent
@@ -81,9 +82,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
     linear table) or ``"auto"``. ``candidate_sets=True`` separates cuts at fractional points
     and runs the start heuristic only for Serpell et al.'s candidates for initially exposed
-    primaries (:mod:`cspopt.models.interval.candidates`); 0/1 points are still checked for every primary, so
-    the optimum is the same. Measured: it makes the start heuristic cheaper, but the root
-    bound weaker (GenSup I 100x100 and Smith 30x30 end worse in 60 s), hence off by default.
+    primaries (:mod:`cspopt.models.interval.candidates`); 0/1 points are still checked for
+    every primary, so the optimum is the same. It makes the start heuristic cheaper but the
+    root bound weaker, hence off by default.
     The result has the fields of every cspopt solve; its pattern passes :func:`cspopt.audit`
     with ``requirement="interval"`` and its lower bound is SCIP's dual bound (rounded up under
     integer weights). A caller that states another problem as this one passes its own audit

@@ -13,14 +13,11 @@ The pipeline follows Almeida & Carvalho (2005) §5:
    *out-proven* optimal. The paper used the compact model with CPLEX. Here it is the
    projection of the compact model onto ``x`` (one cut-set constraint per protected cell and
    cut, :mod:`cspopt.solving.cutset`), by branch-and-cut in SCIP: it proves the tables
-   that the compact MIP on HiGHS left open, in a fraction of the time. The paper also added
-   the bounds as constraints, which helped CPLEX. With HiGHS they slowed the compact MIP
-   down, so ``solve_exact(objective_floor=...)`` offers that as an option only. The
-   branch-and-cut gets the Lagrangian bound instead as a proven bound: it starts from it and
-   stops at the first incumbent that meets it (SCIP's primal limit), which saves the search
-   where SCIP's own bound stays lower, as it can for (P_N). On the 16 design tables up to
-   60x60 that reach this stage it changed nothing measurable (7.3 s and 7.2 s for their
-   branch-and-cut phases): there the root LP closes the gap by itself.
+   that the compact MIP on HiGHS left open. The paper also added the bounds as
+   constraints, which helped CPLEX but slows HiGHS, so ``solve_exact(objective_floor=...)``
+   offers that as an option only. The branch-and-cut gets the Lagrangian bound instead as a
+   proven bound: it stops at the first incumbent that meets it (SCIP's primal limit), which
+   saves the search where SCIP's own bound stays lower, as it can for (P_N).
 
 Every incumbent passes the independent audit before it is returned.
 """
@@ -127,10 +124,8 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
     if math.isfinite(upper) and upper <= lower + 1e-9:
         termination, proof = "optimal", "lagrangian"
     elif method == "auto":
-        # The gap is closed by the branch-and-cut on x (cutset.py), not by the compact MIP
-        # (and no longer after the LP bound, which its root LP replaces). Measured on the
-        # Table 2-4 design up to 50x50: all 280 tables proven, where the compact MIP left
-        # 2 open in 30 s; set 2 unit weights 50x40: 1.6 s per table against 7.4 s.
+        # The gap is closed by the branch-and-cut on x (cutset.py), not by the compact MIP,
+        # which leaves design tables open (docs/bench/history.md)
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:
             offset, floor, ceiling = time.perf_counter() - started, lower, upper

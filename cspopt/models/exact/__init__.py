@@ -1,8 +1,9 @@
 """Exact disclosure: (P) for general 2-D tables and (P_N) for nonnegative integer ones
 (Almeida & Carvalho 2005). :func:`build_instance` validates a table into the arrays every
 method reads (:class:`ExactInstance`); :mod:`~cspopt.models.exact.compact` is the readable
-Pyomo model (imported on its own: it loads Pyomo), :mod:`~cspopt.models.exact.matrix` the same model as sparse arrays, and
-:class:`PathOracle` the shortest paths the Lagrangian and the heuristics share.
+Pyomo model (imported on its own: it loads Pyomo), :mod:`~cspopt.models.exact.matrix` the
+same model as sparse arrays, and :class:`PathOracle` the shortest paths the Lagrangian and
+the heuristics share.
 """
 
 from cspopt.models.exact.instance import (

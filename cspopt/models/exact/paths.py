@@ -67,7 +67,8 @@ class PathOracle:
     def shortest(self, position: int, arc_cost: np.ndarray, up: bool, pool=None):
         """``(length, arcs)`` of the cheapest path of a protected cell (``inf``, [] if none).
 
-        ``pool`` (a :class:`~cspopt.bounds.cut_packing.CutPool`) receives the search's level-set cuts.
+        ``pool`` (a :class:`~cspopt.bounds.cut_packing.CutPool`) receives the search's
+        level-set cuts.
         """
         cost = arc_cost.copy()
         cost[self.own[position]] = np.inf

@@ -65,9 +65,9 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
 def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).
 
-    2-D tables: the maximum flows of :mod:`cspopt.models.interval.capacity` (exact; the attacker LP of a
-    network is integral). Other tables: the interval audit of the primary pattern, which
-    also judges integer completions where the audit does.
+    2-D tables: the maximum flows of :mod:`~cspopt.models.interval.capacity` (exact; the
+    attacker LP of a network is integral). Other tables: the interval audit of the primary
+    pattern, which also judges integer completions where the audit does.
     """
     if is_network:
         oracle = CapacityOracle(inst, method="network")

@@ -38,7 +38,7 @@ class IntervalInstance:
     up_room: np.ndarray  # per protected cell: M or ub - a, for free cells (k x |free|)
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
-    deviation_class: np.ndarray  # per free cell, see cspopt.models.interval.linked (-1: never deviates)
+    deviation_class: np.ndarray  # per free cell, see models.interval.linked (-1: never deviates)
 
     @functools.cached_property
     def requirement_unit(self) -> np.ndarray:
@@ -55,8 +55,9 @@ class IntervalInstance:
         return self.deviation_class[np.searchsorted(self.free, self.candidates)]
 
     def candidate_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Bounds on ``y`` that every minimal pattern meets (:mod:`cspopt.models.interval.linked`): 1 where
-        the class holds a protected cell, 0 where the class never deviates."""
+        """Bounds on ``y`` that every minimal pattern meets
+        (:mod:`~cspopt.models.interval.linked`): 1 where the class holds a protected cell, 0
+        where the class never deviates."""
         cls = self.candidate_class
         moving = self.deviation_class[np.searchsorted(self.free, self.protected)]
         lower = np.isin(cls, moving[moving >= 0]).astype(float)

@@ -17,9 +17,7 @@ nonnegative costs):
 
 Adding these to the Fischetti–Salazar model cuts off only non-minimal patterns, so every lower
 bound stays valid, and it strengthens the LP relaxation, which may otherwise suppress the
-cheap members of a class only (measured on ``hier13``, 60 s branch-and-cut: bound 406,306
-instead of 277,629; with the larger classes of the exact null space, 715 cells in 226, the
-root LP reached 461,501 instead of 301,447 in 60 s of cut rounds).
+cheap members of a class only (docs/bench/history.md).
 
 The classes are found by propagation, in exact ratios of the relation coefficients: merge the
 two classes of every relation with exactly two classes of nonzero aggregated coefficient, fix

@@ -70,7 +70,8 @@ class ExactAsInterval:
         if inst.model == "P":
             upper, lower, width = sensitive, np.zeros_like(sensitive), np.zeros_like(sensitive)
         else:
-            upper, lower, width = sensitive & up & ~down, sensitive & down & ~up, sensitive & up & down
+            upper, lower = sensitive & up & ~down, sensitive & down & ~up
+            width = sensitive & up & down
         interval = table.replace(
             nonnegative=False, apriori_lower=np.where(down, a - 1.0, a),
             apriori_upper=np.where(up, a + 1.0, a), upper_protection=upper.astype(float),
