@@ -255,3 +255,31 @@ def test_publish_totals_and_zeros_apply_to_interval_protection():
     assert main(["solve", ex1, "--weights", "value", "--publish-totals"]) == 0
     assert main(["solve", ex1, "--tau", "1"]) == 2  # exact-disclosure flag: refused
     assert main(["certify", ex1, "--suppress", "4,10,11", "--iterations", "5"]) == 2
+
+
+def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances):
+    """The sequential heuristic guided by the root LP point (tau-ARGUS' engine): its pattern
+    passes the audit on every tiny table, costs at least the brute-force optimum, and on
+    hier13x7x7d starts the search below the plain incremental attacker's pattern."""
+    from cspopt.heuristics import incremental_attacker, lp_guided_attacker
+
+    for table in tiny_interval_tables(seed=21, count=25):
+        inst = build_interval_instance(table)
+        if not inst.protected.size:
+            continue
+        oracle = CapacityOracle(inst)
+        _, y, _, _ = capacity_lp(inst, oracle)
+        pattern = lp_guided_attacker(inst, y)
+        checked = audit(table, pattern, requirement="interval", cells="sensitive")
+        optimum = brute_force_interval(table)
+        if math.isinf(optimum):
+            continue
+        assert checked.protected
+        assert inst.weights[pattern].sum() >= optimum - 1e-9
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    inst = build_interval_instance(table)
+    _, y, _, _ = capacity_lp(inst, CapacityOracle(inst), time_limit=20)
+    guided, plain = lp_guided_attacker(inst, y), incremental_attacker(inst)
+    assert audit(table, guided, requirement="interval", cells="sensitive").protected
+    assert inst.weights[guided].sum() < inst.weights[plain].sum()
+    assert lp_guided_attacker(inst, y, deadline=0.0) is None  # past its deadline: no pattern

@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
-                         deadline: float | None = None) -> np.ndarray:
+                         deadline: float | None = None, costs: np.ndarray | None = None,
+                         fallback: bool = True) -> np.ndarray | None:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
     For each protected cell and side, solve
@@ -38,7 +39,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
     pattern to complete. Past ``deadline`` (a ``time.perf_counter()`` value) the cells not yet
     protected are covered by suppressing every candidate: still safe whenever any pattern
-    is, and a time-limited caller keeps an audited incumbent to prune.
+    is, and a time-limited caller keeps an audited incumbent to prune (``fallback=False``:
+    ``None`` instead). ``costs`` (one per free cell, ``inst.free``) replace the weights as
+    the LPs' costs (:func:`lp_guided_attacker`).
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
@@ -50,13 +53,13 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     matrix = sp.hstack([rel, -rel]).tocsr()  # columns: y+ then y-
     suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
                                                                              dtype=np.int64))
-    weights = inst.weights[inst.free]
+    weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
     lp = _ResolvedLP(matrix)
     for k, cell in enumerate(inst.protected.tolist()):
         if deadline is not None and time.perf_counter() > deadline:
-            log.info("incremental attacker: deadline after %d of %d cells; every candidate "
-                     "suppressed", k, inst.protected.size)
-            return inst.candidates.copy()
+            log.info("incremental attacker: deadline after %d of %d cells", k,
+                     inst.protected.size)
+            return inst.candidates.copy() if fallback else None
         p = int(np.searchsorted(inst.free, cell))
         lpl, upl, spl = (table.lower_protection[cell], table.upper_protection[cell],
                          table.sliding_protection[cell])
@@ -116,3 +119,25 @@ class _ResolvedLP:
         if not warm:
             self.highs.clearSolver()
         self.highs.run()
+
+
+#: cost of a cell the LP suppresses fully, relative to its weight: ties go to cheap cells,
+#: and no cell is free, so the attacker LPs do not sweep in cells no requirement needs
+_GUIDED_FLOOR = 1e-3
+
+
+def lp_guided_attacker(inst: IntervalInstance, y_candidates: np.ndarray, *,
+                       deadline: float | None = None) -> np.ndarray | None:
+    """The incremental attacker guided by an LP point ``y*`` (one value per candidate).
+
+    The sequential heuristic of tau-ARGUS' optimal engine (Fischetti & Salazar-Gonzalez
+    2001, run from the LP's point): each attacker LP prices a candidate at
+    ``((1 - y*_i) + 0.001) w_i``, so the requirements are met through the cells the
+    relaxation already suppresses. Returns the suppressed candidates, or ``None`` if
+    ``deadline`` passes first.
+    """
+    weights = inst.weights[inst.candidates]
+    costs = inst.weights[inst.free].astype(float)
+    costs[np.searchsorted(inst.free, inst.candidates)] = (
+        1.0 - np.clip(y_candidates, 0.0, 1.0) + _GUIDED_FLOOR) * weights
+    return incremental_attacker(inst, deadline=deadline, costs=costs, fallback=False)

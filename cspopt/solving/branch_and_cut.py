@@ -15,9 +15,10 @@ suppression; without locks SCIP's dual reductions would fix ``y`` to 0 and retur
 Dual reductions are switched off all the same: with the locks they still cut off optima on small
 2-D tables.
 
-Incumbents: the incremental attacker heuristic (Smith et al. 2012) and rounding up the root LP
-point, both cleaned of redundant suppressions and audited. The dual bound and the incumbent
-are reported as they move (``progress``) and kept in ``history``.
+Incumbents: the incremental attacker heuristic (Smith et al. 2012), rounding up the root LP
+point, and the incremental attacker guided by that point (the sequential heuristic of tau-ARGUS'
+engine), all cleaned of redundant suppressions and audited. The dual bound and the incumbent are
+reported as they move (``progress``) and kept in ``history``.
 
 Complexity per separation: one maximum flow (2-D tables) or one warm-started LP per protected
 cell and side.
@@ -46,7 +47,7 @@ from cspopt.audit import audit
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
 from cspopt.errors import InputError, SolverError
-from cspopt.heuristics.incremental import incremental_attacker
+from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attacker
 from cspopt.models.interval import (
     CapacityOracle,
     IntervalInstance,
@@ -169,6 +170,14 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         if oracle.separate(rounded, decide=True)[0]:
             order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
             record("rounding", y=prune(rounded, order, deadline))
+    if ny and inst.protected.size and best["upper"] > best["lower"] + 1e-9:
+        until = deadline if time_limit is None else min(
+            deadline, time.perf_counter() + HEURISTIC_SHARE * time_limit)
+        guided = lp_guided_attacker(inst, root_y, deadline=until)
+        if guided is not None:
+            guided = candidate_mask(inst.table, inst.candidates, guided).astype(float)
+            if oracle.separate(guided, decide=True)[0]:
+                record("lp-guided", y=prune(guided, np.lexsort((-weights_y, root_y)), until))
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
 
     termination = "optimal"
