@@ -293,18 +293,13 @@ class Table:
                         f"{finest:g}, the finest level the solvers' tolerances can verify at "
                         f"this value; give 0 (not computable exactly) or express the table in "
                         f"smaller units", cell=int(c))
-            if lpl > a[c] - lo[c] + slack[c]:
-                raise InfeasibleProtectionError(
-                    f"{self.describe(c)}: lower protection {lpl} exceeds value - lb = "
-                    f"{a[c] - lo[c]}; no suppression pattern can protect it", cell=int(c))
-            if upl > hi[c] - a[c] + slack[c]:
-                raise InfeasibleProtectionError(
-                    f"{self.describe(c)}: upper protection {upl} exceeds ub - value = "
-                    f"{hi[c] - a[c]}; no suppression pattern can protect it", cell=int(c))
-            if spl > hi[c] - lo[c] + slack[c]:
-                raise InfeasibleProtectionError(
-                    f"{self.describe(c)}: sliding protection {spl} exceeds ub - lb = "
-                    f"{hi[c] - lo[c]}; no suppression pattern can protect it", cell=int(c))
+            for name, level, room, what in (("lower", lpl, a[c] - lo[c], "value - lb"),
+                                            ("upper", upl, hi[c] - a[c], "ub - value"),
+                                            ("sliding", spl, hi[c] - lo[c], "ub - lb")):
+                if level > room + slack[c]:
+                    raise InfeasibleProtectionError(
+                        f"{self.describe(c)}: {name} protection {level} exceeds {what} = "
+                        f"{room}; no suppression pattern can protect it", cell=int(c))
         self._validate_relations(n)
 
     def _validate_relations(self, n: int) -> None:
