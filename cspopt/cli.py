@@ -104,10 +104,12 @@ def _options(args: argparse.Namespace) -> dict:
                 max_iterations=args.iterations)
 
 
-def _refuse(table, args: argparse.Namespace, method: str, options: dict) -> None:
-    """The API's refusal of options where they do not apply, naming the flags."""
+def _refuse(table, args: argparse.Namespace, method: str, options: dict,
+            flags: dict[str, str] | None = None) -> None:
+    """The API's refusal of options where they do not apply, naming the flags (``flags``:
+    where an option came from another flag than its own)."""
     refuse_inapplicable(options, protection=resolve_protection(table, args.protection),
-                        method=method, cli=True)
+                        method=method, flags=flags or {})
 
 
 def _load(args: argparse.Namespace):
@@ -171,8 +173,10 @@ def _cmd_bound(args: argparse.Namespace) -> int:
 
         multipliers = Multipliers.load(args.multipliers)
     options = dict(_options(args), dual=args.dual, multipliers=multipliers)
-    _refuse(table, args, args.method, dict(options, multipliers=multipliers or (
-        "to save" if args.save_multipliers is not None else None)))
+    _refuse(table, args, args.method, options)
+    if args.save_multipliers is not None:  # the Lagrangian's multipliers: where it runs only
+        _refuse(table, args, args.method, {"multipliers": args.save_multipliers},
+                flags={"multipliers": "--save-multipliers"})
     result = bound(table, protection=args.protection, method=args.method,
                    time_limit=args.time_limit, **options)
     if args.save_multipliers is not None and result.multipliers is not None:

@@ -119,11 +119,14 @@ def flag(name: str) -> str:
 
 
 def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: str,
-                        cli: bool = False) -> None:
-    """Refuse, naming them (as parameters, or with ``cli`` as flags) and who takes them, the
-    options of ``options``: unknown ones, and set ones the protection or the method does
-    not take."""
-    spell = flag if cli else str
+                        flags: Mapping[str, str] | None = None) -> None:
+    """Refuse, naming them and who takes them, the options of ``options``: unknown ones, and
+    set ones the protection or the method does not take. Named as parameters, or, given
+    ``flags`` (the CLI's; an option missing there is spelled by :func:`flag`), as flags."""
+    cli = flags is not None
+
+    def spell(name: str) -> str:
+        return flags.get(name) or flag(name) if cli else name
 
     def chosen(p: str) -> str:
         return f"--protection {p}" if cli else f"protection='{p}'"
@@ -139,12 +142,11 @@ def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: 
         raise InputError(f"{', '.join(elsewhere)}: for {chosen(other)}, but this is "
                          f"{_PROTECTION_WORDS[protection]}. Pass {chosen(other)} for "
                          f"{_PROTECTION_WORDS[other].split(' (')[0]}")
-    by_takers: dict[str, list[str]] = {}
-    for k in given:
-        methods = OPTIONS[k].methods
-        if methods is not None and method not in methods:
-            by_takers.setdefault(OPTIONS[k].takers, []).append(spell(k))
-    for takers, names in by_takers.items():
+    refused = [k for k in given if OPTIONS[k].methods is not None
+               and method not in OPTIONS[k].methods]
+    if refused:  # named with the others that the same methods take
+        takers = OPTIONS[refused[0]].takers
+        names = [spell(k) for k in refused if OPTIONS[k].takers == takers]
         raise InputError(f"{', '.join(names)}: for {takers}, not method {method!r}")
 
 

@@ -75,6 +75,12 @@ def test_the_cli_refuses_by_flag(capsys):
         assert message in capsys.readouterr().err
     assert main(["solve", ex1, "--weights", "value", "--method", "mip", "--route", "pyomo",
                  "--json"]) == 0
+    for argv, message in ((["--save-multipliers", "m.npz"],
+                           "--save-multipliers: for --protection exact"),
+                          (["--protection", "exact", "--method", "lp", "--save-multipliers",
+                            "m.npz"], "--save-multipliers: for the Lagrangian")):
+        assert main(["bound", ex1, *argv]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_the_docs_list_the_declared_options():

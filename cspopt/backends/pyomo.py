@@ -13,7 +13,7 @@ import math
 from cspopt.backends.outcome import SolverOutcome
 from cspopt.errors import SolverError
 
-__all__ = ['solve_pyomo_model']
+__all__ = ["solve_pyomo_model"]
 
 
 def solve_pyomo_model(m, suppression, *, relax: bool, solver: str,

@@ -25,7 +25,7 @@ from cspopt.models.interval import (
 from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound
 
-__all__ = ['capacity_lp', 'capacity_bound', 'model_size']
+__all__ = ["capacity_lp", "capacity_bound", "model_size"]
 
 
 def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,

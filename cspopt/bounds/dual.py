@@ -12,7 +12,6 @@ the current Lagrangian solution, so the incumbent improves as the bound rises.
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 
@@ -36,9 +35,7 @@ from cspopt.heuristics.path import exclusion_search, path_heuristic
 from cspopt.models.exact.paths import PathOracle
 from cspopt.result import integral_bound
 
-__all__ = ['subgradient', 'cutting_plane', 'STEP_RULES']
-
-log = logging.getLogger(__name__)
+__all__ = ["subgradient", "cutting_plane", "STEP_RULES"]
 
 
 def _offer_heuristic(oracle: PathOracle, state: LagrangianState, weights: np.ndarray,

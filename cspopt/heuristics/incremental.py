@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from cspopt.backends.highs import new_highs
 from cspopt.models.interval.instance import IntervalInstance
 
-__all__ = ['incremental_attacker']
+__all__ = ["incremental_attacker", "lp_guided_attacker"]
 
 log = logging.getLogger(__name__)
 

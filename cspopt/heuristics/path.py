@@ -15,7 +15,7 @@ import numpy as np
 
 from cspopt.models.exact.paths import PathOracle
 
-__all__ = ['path_heuristic', 'exclusion_search']
+__all__ = ["path_heuristic", "exclusion_search"]
 
 
 def path_heuristic(oracle: PathOracle, weights: np.ndarray, *, order=None,

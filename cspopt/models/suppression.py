@@ -12,7 +12,7 @@ import numpy as np
 from cspopt.errors import InputError, InvalidTableError, PatternError
 from cspopt.table import Table, cell_costs, total_cells
 
-__all__ = ['suppression_options', 'candidate_mask']
+__all__ = ["suppression_options", "candidate_mask"]
 
 
 def suppression_options(table: "Table", weights=None, must_publish=None, *,

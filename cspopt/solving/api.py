@@ -9,7 +9,6 @@ returned has passed the independent audit; every bound is valid.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -34,8 +33,6 @@ from cspopt.solving.interval_mip import solve_interval
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
            "DUALS"]
 
-
-log = logging.getLogger(__name__)
 
 #: the methods of :func:`solve` per protection
 METHODS = {"exact": ("auto", "lagrangian", "mip", "branch-and-cut"),

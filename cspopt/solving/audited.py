@@ -13,7 +13,7 @@ from cspopt.audit import audit
 from cspopt.errors import SolverError
 from cspopt.models.exact import ExactInstance
 
-__all__ = ['audit_pattern', 'audit_interval_pattern']
+__all__ = ["audit_pattern", "audit_interval_pattern"]
 
 
 def audit_pattern(inst: ExactInstance, suppressed, *, method: str | None = None):

@@ -59,7 +59,7 @@ from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 
-__all__ = ['solve_branch_and_cut']
+__all__ = ["solve_branch_and_cut"]
 
 log = logging.getLogger(__name__)
 
@@ -149,15 +149,20 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         return oracle.prune(y, order, min(time.perf_counter() + _PRUNE_SHARE * time_limit,
                                           until))
 
+    def offer(phase: str, y, order, until) -> bool:
+        """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell."""
+        if not oracle.separate(y, decide=True)[0]:
+            return False
+        record(phase, y=prune(y, order, until))
+        return True
+
     t0 = time.perf_counter()
     heuristic_deadline = None if time_limit is None else t0 + HEURISTIC_SHARE * time_limit
     if ny and inst.protected.size:  # protecting the candidate set often protects all
         for subset in ([inst.keep(focus)] if focus is not None else []) + [inst]:
             greedy = candidate_mask(inst.table, inst.candidates, incremental_attacker(
                 subset, deadline=heuristic_deadline)).astype(float)
-            if oracle.separate(greedy, decide=True)[0]:
-                record("heuristic",
-                       y=prune(greedy, np.argsort(-weights_y), heuristic_deadline))
+            if offer("heuristic", greedy, np.argsort(-weights_y), heuristic_deadline):
                 break
     timings["heuristic"] = time.perf_counter() - t0
 
@@ -165,19 +170,16 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=deadline)
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=integral_bound(root_bound, weights_y))
+    lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
     if ny:  # the master's point, rounded up, often protects even before convergence
-        rounded = (root_y > 1e-9).astype(float)
-        if oracle.separate(rounded, decide=True)[0]:
-            order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
-            record("rounding", y=prune(rounded, order, deadline))
+        offer("rounding", (root_y > 1e-9).astype(float), lp_order, deadline)
     if ny and inst.protected.size and best["upper"] > best["lower"] + 1e-9:
         until = deadline if time_limit is None else min(
             deadline, time.perf_counter() + HEURISTIC_SHARE * time_limit)
         guided = lp_guided_attacker(inst, root_y, deadline=until)
         if guided is not None:
-            guided = candidate_mask(inst.table, inst.candidates, guided).astype(float)
-            if oracle.separate(guided, decide=True)[0]:
-                record("lp-guided", y=prune(guided, np.lexsort((-weights_y, root_y)), until))
+            offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided).astype(float),
+                  lp_order, until)
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
 
     termination = "optimal"

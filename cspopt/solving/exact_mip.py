@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 from collections.abc import Iterable
@@ -27,8 +26,6 @@ from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 
 __all__ = ["solve_exact", "choose_model"]
-
-log = logging.getLogger(__name__)
 
 
 def choose_model(table, model: str) -> str:

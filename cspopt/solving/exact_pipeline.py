@@ -42,7 +42,7 @@ from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 from cspopt.solving.cutset import solve_cutset
 
-__all__ = ['run_pipeline', 'DUALS', 'start_mask', 'pattern_of']
+__all__ = ["run_pipeline", "DUALS", "pattern_of"]
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limi
                on_iteration=progress)
 
 
-def start_mask(inst, cells) -> np.ndarray:
+def _start_mask(inst, cells) -> np.ndarray:
     """A start pattern as a candidate mask, after the exact audit of the instance."""
     mask = candidate_mask(inst.table, inst.candidates, cells, "the start pattern")
     checked = audit_pattern(inst, pattern_of(inst, mask))
@@ -88,7 +88,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
     t0 = time.perf_counter()
     first = path_heuristic(oracle, weights)
     if start is not None:
-        given = start_mask(inst, start)
+        given = _start_mask(inst, start)
         if first is None or weights[given].sum() < weights[first].sum():
             first = given
     if first is not None:

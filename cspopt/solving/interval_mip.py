@@ -35,7 +35,7 @@ from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 from cspopt.table import Table
 
-__all__ = ['solve_interval']
+__all__ = ["solve_interval"]
 
 log = logging.getLogger(__name__)
 

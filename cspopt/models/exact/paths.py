@@ -20,7 +20,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from cspopt.models.exact.instance import ExactInstance
 
-__all__ = ['PathOracle']
+__all__ = ["PathOracle"]
 
 #: Largest amount (relative to the largest weight) by which the weight tie-break of
 #: :func:`evaluate` may lower a path's bound.

@@ -22,7 +22,7 @@ from cspopt.models.interval.linked import deviation_classes
 from cspopt.models.suppression import suppression_options
 from cspopt.table import Table
 
-__all__ = ['build_interval_instance']
+__all__ = ["build_interval_instance"]
 
 
 def build_interval_instance(table: Table, *, weights=None, must_publish=None,

@@ -26,7 +26,7 @@ from cspopt.models.interval.build import build_interval_instance
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table import Table
 
-__all__ = ['build_fs_matrix', 'build_fs_model']
+__all__ = ["build_fs_matrix", "build_fs_model"]
 
 
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):

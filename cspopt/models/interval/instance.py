@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from cspopt.table import Table
 
-__all__ = ['IntervalInstance']
+__all__ = ["IntervalInstance"]
 
 
 @dataclass(frozen=True)

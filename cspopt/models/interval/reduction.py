@@ -24,7 +24,7 @@ from cspopt.models.exact import ExactInstance
 from cspopt.result import SolveResult
 from cspopt.table import Table
 
-__all__ = ['ExactAsInterval']
+__all__ = ["ExactAsInterval"]
 
 
 @dataclass(frozen=True)
