@@ -171,6 +171,32 @@ def test_prune_equals_full_delete_and_check():
             assert audit(table, pattern, requirement="interval", cells="sensitive").protected
 
 
+def test_remembered_proofs_change_no_verdict_at_fractional_points():
+    """A flow or LP point remembered from earlier points settles a cell only where ``y``
+    leaves room for every move it makes: an oracle that has seen many points finds cuts for
+    exactly the requirements a fresh oracle finds violated."""
+    rng = np.random.default_rng(7)
+    for table in [gensup_class1(20, 20, seed=2), gensup_class2(10, 8, seed=3),
+                  hierarchical_2d(8, 6, seed=1)]:
+        inst = build_interval_instance(table)
+        ny = inst.candidates.size
+        for method in ("network", "lp"):
+            try:
+                warmed = CapacityOracle(inst, method=method)
+            except InputError:
+                continue
+            points = [np.clip(rng.random(ny) * rng.uniform(0.5, 2.0), 0, 1) for _ in range(40)]
+            for y in points:
+                warmed.separate(y)
+            for y in points[::-1]:
+                fresh = CapacityOracle(inst, method=method)
+                verdict, cuts = warmed.separate(y)
+                fresh_verdict, fresh_cuts = fresh.separate(y)
+                assert verdict == fresh_verdict
+                assert {(c.cell, c.requirement) for c in cuts} == {
+                    (c.cell, c.requirement) for c in fresh_cuts}
+
+
 def test_strict_ons_protection():
     """Smith et al. (2012) §II-A: ranges must pass a - lpl and a + upl strictly."""
     from cspopt.errors import InfeasibleProtectionError

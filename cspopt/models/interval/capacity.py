@@ -38,7 +38,9 @@ INFORMS J. Computing 19 (2007) 520-533, eq. (3).
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import highspy
@@ -60,6 +62,9 @@ _FLOW_UNITS = 1_000_000
 _DECIDING_VIOLATION = 1e-9
 #: proofs of protection remembered per protected cell
 _PROOFS_KEPT = 20
+#: relative slack on the levels a proof needs: an LP point sits on its bounds ``room * y`` up
+#: to rounding, and should still prove protection at the point it came from
+_LEVEL_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -83,11 +88,17 @@ class CapacityCut:
 
 @dataclass
 class _Side:
-    """One attacker problem's answer: a proven attainable value and a capacity vector."""
+    """One attacker problem's answer: a proven attainable value, the suppression levels the
+    attaining flow or LP point needs, and a capacity vector (computed when a cut needs it)."""
 
     attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
-    capacity: np.ndarray  # g over free cells: U_p(y) <= g . y for every y
-    used: np.ndarray  # free cells the attaining flow or LP point moves (others can go)
+    level: np.ndarray  # per free cell, the least y_i the attaining solution fits in (0: unused)
+    capacity_of: Callable[[], np.ndarray]
+
+    @functools.cached_property
+    def capacity(self) -> np.ndarray:
+        """g over free cells: U_p(y) <= g . y for every y."""
+        return self.capacity_of()
 
 
 class CapacityOracle:
@@ -95,7 +106,11 @@ class CapacityOracle:
 
     Build once; :meth:`separate` is called thousands of times inside branch-and-cut and works
     on prebuilt arrays only. ``method="auto"`` uses minimum cuts on network tables and the
-    attacker LP (one warm-started HiGHS model) elsewhere.
+    attacker LP (one warm-started HiGHS model) elsewhere. A flow or LP point that proved a
+    cell protected is remembered with the least ``y_i`` each cell it moves needs
+    (``room_i y_i`` holds the move); at any later point, fractional or 0/1, that is at least
+    those levels it proves the cell again without a new flow or LP (the attacker's problem
+    only gains room as ``y`` grows).
     """
 
     def __init__(self, inst: IntervalInstance, *, method: str = "auto", strengthen: bool = True,
@@ -200,70 +215,86 @@ class CapacityOracle:
             g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
             if best is None or g @ y < best @ y:
                 best = g
-        return _Side(x_p if upward else -x_p, best, np.abs(scaled) > 1e-9)
+        moved = np.abs(scaled) > 1e-9
+        room = np.where(scaled > 0, inst.up_room[k], inst.down_room)
+        return _Side(x_p if upward else -x_p, _levels(moved, np.abs(scaled) * unit, room),
+                     functools.partial(best.copy))
 
     def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
         """Maximum flows that return the change of ``p``: from its head to its tail when it
         rises (``"upper"``), from tail to head when it falls (``"lower"``). Both directions
-        share one capacitated graph."""
+        share one capacitated graph. The minimum cut (a residual search) is computed only
+        when a requirement asks for its capacity vector."""
         p = int(self.position[k])
         grow = np.minimum(self.inst.up_room[k], need)  # capping at the requirement is
         shrink = np.minimum(self.inst.down_room, need)  # lossless for binary y
         full = np.concatenate([grow, shrink])
         scale = _FLOW_UNITS / need
-        graph = self._graph(k, full * np.concatenate([y, y]) * scale)
+        units = self._arc_units(k, full * np.concatenate([y, y]) * scale)
+        entry_units = np.bincount(self._arc_entry, weights=units, minlength=self._indices.size)
+        n = self.network.num_nodes
+        graph = sp.csr_matrix((entry_units.astype(np.int32), self._indices, self._indptr),
+                              shape=(n, n))
+        net, cell, nf = self.network, int(self.inst.protected[k]), self.num_free
         found = {}
         for side in sides:
-            value, leaving, entry_flow = self._min_cut(graph, k, side)
+            source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
+                            else (net.tail[cell], net.head[cell]))
+            result = maximum_flow(graph, int(source), int(sink))
+            self.num_flow_solves += 1
+            flow, value = result.flow, result.flow_value / scale
             own = float(grow[p] if side == "upper" else shrink[p])
-            used = np.ones(self.num_free, dtype=bool)  # unknown flow: every cell may carry it
-            if entry_flow is not None:
-                used[:] = False
-                used[self._arc_cell[entry_flow[self._arc_entry] > 0]] = True
-            if own < value / scale:
+            entry_flow = self._entry_flow(graph, flow)
+            if entry_flow is None:  # unknown flow: y itself is enough (U_p grows with y)
+                arc_flow = units
+            else:  # parallel arcs share their entry's flow in proportion to capacity
+                on_entry = np.maximum(entry_flow, 0)[self._arc_entry]
+                arc_flow = np.divide(on_entry * units, entry_units[self._arc_entry],
+                                     out=np.zeros_like(units), where=on_entry > 0)
+            moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
+            level = _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
+            if own < value:
                 # p's own bound stops it first (a sliding requirement can exceed one side's
                 # room): the change is exactly that room, a constant since p is suppressed
-                g = np.zeros(self.num_free)
+                g = np.zeros(nf)
                 g[p] = own
-                found[side] = _Side(own, g, used)
-                continue
-            g = np.bincount(self._arc_cell[leaving], weights=full[leaving],
-                            minlength=self.num_free)
-            g[p] = 0.0
-            found[side] = _Side(value / scale, g, used)
+                found[side] = _Side(own, level, functools.partial(g.copy))
+            else:
+                found[side] = _Side(value, level, functools.partial(
+                    self._cut_capacity, graph, flow, int(source), full, p))
         return found
 
-    def _graph(self, k: int, arc_capacity: np.ndarray):
-        """The node graph with integer capacities (rounded down) on the shared structure;
-        the arcs of ``p`` itself carry nothing."""
+    def _arc_units(self, k: int, arc_capacity: np.ndarray) -> np.ndarray:
+        """Integer arc capacities (rounded down); the arcs of ``p`` itself carry nothing."""
         p = int(self.position[k])
         units = np.floor(arc_capacity)
         units[[p, p + self.num_free]] = 0.0
-        data = np.bincount(self._arc_entry, weights=units, minlength=self._indices.size)
-        n = self.network.num_nodes
-        return sp.csr_matrix((data.astype(np.int32), self._indices, self._indptr), shape=(n, n))
+        return units
 
-    def _min_cut(self, graph, k: int, side: str):
-        """Flow value, arcs leaving the source side of a minimum cut, and the entry flows."""
-        net, cell = self.network, int(self.inst.protected[k])
-        source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
-                        else (net.tail[cell], net.head[cell]))
-        flow = maximum_flow(graph, int(source), int(sink))
-        self.num_flow_solves += 1
-        reachable, entry_flow = self._residual_reach(graph, flow.flow, int(source))
+    def _cut_capacity(self, graph, flow, source: int, full: np.ndarray, p: int) -> np.ndarray:
+        """The capacity vector of the minimum cut of a maximum flow: the (capped) rooms of
+        the arcs leaving the source side, ``p`` excluded."""
+        reachable = self._residual_reach(graph, flow, source)
         leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
-        return flow.flow_value, leaving, entry_flow
+        g = np.bincount(self._arc_cell[leaving], weights=full[leaving], minlength=self.num_free)
+        g[p] = 0.0
+        return g
 
-    def _residual_reach(self, graph, flow, source: int):
+    @staticmethod
+    def _entry_flow(graph, flow) -> np.ndarray | None:
+        """The flow on each entry of ``graph``, or None if scipy returned it on another
+        structure (every arc's reverse is in ``graph``, so it returns the same one)."""
+        if flow.indices.size == graph.indices.size and np.array_equal(
+                flow.indptr, graph.indptr) and np.array_equal(flow.indices, graph.indices):
+            return flow.data
+        return None
+
+    def _residual_reach(self, graph, flow, source: int) -> np.ndarray:
         """Nodes reachable from ``source`` in the residual graph (the source side of a
-        minimum cut), and the flow on each entry of ``graph`` (None if scipy returned it on
-        another structure). Every arc's reverse is in ``graph``, so scipy returns the flow
-        on the same sparsity structure."""
-        entry_flow = None
-        if flow.indices.size == graph.indices.size and np.array_equal(flow.indptr, graph.indptr) \
-                and np.array_equal(flow.indices, graph.indices):
-            entry_flow = flow.data
-            residual = graph.data.astype(np.int64) - flow.data
+        minimum cut)."""
+        entry_flow = self._entry_flow(graph, flow)
+        if entry_flow is not None:
+            residual = graph.data.astype(np.int64) - entry_flow
         else:  # not expected; stay correct if scipy changes its output structure
             residual = (graph.astype(np.int64) - flow).tocsr()
             residual.sum_duplicates()
@@ -275,7 +306,7 @@ class CapacityOracle:
         reachable = np.zeros(graph.shape[0], dtype=bool)
         reachable[breadth_first_order(arcs, source, directed=True,
                                       return_predecessors=False)] = True
-        return reachable, entry_flow
+        return reachable
 
     @staticmethod
     def _entry_row(graph) -> np.ndarray:
@@ -337,12 +368,12 @@ class CapacityOracle:
                min_violation: float) -> tuple[bool, dict[str, _Side]]:
         """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
         those refuted; returns the verdict and the attacker answers that decided it."""
-        if decide:  # a remembered proof still applies when every cell it moves is in y
-            proofs = self._proofs[k]
-            for i, used in enumerate(proofs):
-                if np.all(y[used] > 0.5):
-                    proofs.insert(0, proofs.pop(i))
-                    return True, {}
+        # a remembered proof still applies where y leaves room for every move it makes
+        proofs = self._proofs[k]
+        for i, (cells, level) in enumerate(proofs):
+            if np.all(y[cells] >= level):
+                proofs.insert(0, proofs.pop(i))
+                return True, {}
         rows = self._rows_of_cell[k]
         need = max(self.requirements[r][2] for r in rows)
         before = len(cuts)
@@ -352,16 +383,17 @@ class CapacityOracle:
             sides = self._sides(k, y, need, lp=True)
             rows = self._check(k, rows, sides, y, cuts, min_violation)
         proven = not rows and len(cuts) == before
-        if proven and decide:
-            used = np.flatnonzero(np.logical_or.reduce([s.used for s in sides.values()]))
-            self._proofs[k] = [used] + self._proofs[k][:_PROOFS_KEPT - 1]
+        if proven:
+            level = np.maximum.reduce([s.level for s in sides.values()])
+            cells = np.flatnonzero(level)
+            self._proofs[k] = [(cells, level[cells])] + self._proofs[k][:_PROOFS_KEPT - 1]
         return proven, sides
 
     def _proof_mask(self, k: int) -> np.ndarray:
         """Cells moved by the proof that last settled protected cell ``k`` at the current
         point (a remembered proof that applies there is moved to the front)."""
         mask = np.zeros(self.num_free, dtype=bool)
-        mask[self._proofs[k][0]] = True
+        mask[self._proofs[k][0][0]] = True
         return mask
 
     def prune(self, y_candidates: np.ndarray, order: np.ndarray,
@@ -427,3 +459,13 @@ class CapacityOracle:
         coef = coef[support]
         violation = 1.0 - float(coef @ y[self.is_candidate][support])
         return CapacityCut(cell, kind, support, coef, violation)
+
+
+def _levels(moved: np.ndarray, amount: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """The least ``y_i`` whose room ``room_i y_i`` holds a move of ``amount_i`` (never 0 for a
+    cell that moves, at most 1): where ``y`` is at least these levels, the same flow or LP
+    point is still an attacker solution, so the protection it proved still holds."""
+    level = np.zeros(moved.size)
+    level[moved] = np.clip(np.divide(amount[moved], room[moved], out=np.ones(int(moved.sum())),
+                                     where=room[moved] > 0) * (1 - _LEVEL_SLACK), 1e-12, 1.0)
+    return level
