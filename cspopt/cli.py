@@ -363,7 +363,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=["audit", "exact", "interval", "lagrangian"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set)")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per table (exact, interval)")
+    p.add_argument("--time-limit", type=float, default=60.0,
+                   help="seconds per table (exact, interval)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
     p.add_argument("--min-cells", type=int, default=0,

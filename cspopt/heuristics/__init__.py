@@ -1,7 +1,7 @@
 """Heuristics: safe patterns (upper bounds) without a proof. The path heuristic with
 delete-and-check and exclusion search (exact disclosure, Almeida & Carvalho 2005 §5) and the
-incremental attacker (interval protection, Smith et al. 2012), also guided by an LP point. Every pattern a caller returns
-passes the audit first.
+incremental attacker (interval protection, Smith et al. 2012), also guided by an LP point.
+Every pattern a caller returns passes the audit first.
 """
 
 from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attacker

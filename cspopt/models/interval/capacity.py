@@ -88,12 +88,18 @@ class CapacityCut:
 
 @dataclass
 class _Side:
-    """One attacker problem's answer: a proven attainable value, the suppression levels the
-    attaining flow or LP point needs, and a capacity vector (computed when a cut needs it)."""
+    """One attacker problem's answer: a proven attainable value, and, computed only when
+    asked (a proof to remember, a cut to add), the suppression levels the attaining flow or
+    LP point needs and a capacity vector."""
 
     attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
-    level: np.ndarray  # per free cell, the least y_i the attaining solution fits in (0: unused)
+    level_of: Callable[[], np.ndarray]
     capacity_of: Callable[[], np.ndarray]
+
+    @functools.cached_property
+    def level(self) -> np.ndarray:
+        """Per free cell, the least y_i the attaining solution fits in (0: unused)."""
+        return self.level_of()
 
     @functools.cached_property
     def capacity(self) -> np.ndarray:
@@ -217,8 +223,8 @@ class CapacityOracle:
                 best = g
         moved = np.abs(scaled) > 1e-9
         room = np.where(scaled > 0, inst.up_room[k], inst.down_room)
-        return _Side(x_p if upward else -x_p, _levels(moved, np.abs(scaled) * unit, room),
-                     functools.partial(best.copy))
+        return _Side(x_p if upward else -x_p,
+                     _given(_levels(moved, np.abs(scaled) * unit, room)), _given(best))
 
     def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
         """Maximum flows that return the change of ``p``: from its head to its tail when it
@@ -235,7 +241,7 @@ class CapacityOracle:
         n = self.network.num_nodes
         graph = sp.csr_matrix((entry_units.astype(np.int32), self._indices, self._indptr),
                               shape=(n, n))
-        net, cell, nf = self.network, int(self.inst.protected[k]), self.num_free
+        net, cell = self.network, int(self.inst.protected[k])
         found = {}
         for side in sides:
             source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
@@ -244,25 +250,33 @@ class CapacityOracle:
             self.num_flow_solves += 1
             flow, value = result.flow, result.flow_value / scale
             own = float(grow[p] if side == "upper" else shrink[p])
-            entry_flow = self._entry_flow(graph, flow)
-            if entry_flow is None:  # unknown flow: y itself is enough (U_p grows with y)
-                arc_flow = units
-            else:  # parallel arcs share their entry's flow in proportion to capacity
-                on_entry = np.maximum(entry_flow, 0)[self._arc_entry]
-                arc_flow = np.divide(on_entry * units, entry_units[self._arc_entry],
-                                     out=np.zeros_like(units), where=on_entry > 0)
-            moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
-            level = _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
+            level_of = functools.partial(self._flow_level, graph, flow, units, entry_units,
+                                         grow, shrink, scale)
             if own < value:
                 # p's own bound stops it first (a sliding requirement can exceed one side's
                 # room): the change is exactly that room, a constant since p is suppressed
-                g = np.zeros(nf)
+                g = np.zeros(self.num_free)
                 g[p] = own
-                found[side] = _Side(own, level, functools.partial(g.copy))
+                found[side] = _Side(own, level_of, _given(g))
             else:
-                found[side] = _Side(value, level, functools.partial(
+                found[side] = _Side(value, level_of, functools.partial(
                     self._cut_capacity, graph, flow, int(source), full, p))
         return found
+
+    def _flow_level(self, graph, flow, units, entry_units, grow, shrink,
+                    scale: float) -> np.ndarray:
+        """The levels (:func:`_levels`) a maximum flow needs: parallel arcs share their
+        entry's flow in proportion to their capacity; an unknown flow needs ``y`` itself."""
+        entry_flow = self._entry_flow(graph, flow)
+        if entry_flow is None:  # U_p grows with y, so y itself is enough
+            arc_flow = units
+        else:
+            on_entry = np.maximum(entry_flow, 0)[self._arc_entry]
+            arc_flow = np.divide(on_entry * units, entry_units[self._arc_entry],
+                                 out=np.zeros_like(units), where=on_entry > 0)
+        nf = self.num_free
+        moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
+        return _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
 
     def _arc_units(self, k: int, arc_capacity: np.ndarray) -> np.ndarray:
         """Integer arc capacities (rounded down); the arcs of ``p`` itself carry nothing."""
@@ -459,6 +473,11 @@ class CapacityOracle:
         coef = coef[support]
         violation = 1.0 - float(coef @ y[self.is_candidate][support])
         return CapacityCut(cell, kind, support, coef, violation)
+
+
+def _given(value):
+    """A :class:`_Side` field known at once, as the callable the field expects."""
+    return lambda: value
 
 
 def _levels(moved: np.ndarray, amount: np.ndarray, room: np.ndarray) -> np.ndarray:
