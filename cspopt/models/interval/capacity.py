@@ -62,6 +62,10 @@ _FLOW_UNITS = 1_000_000
 _DECIDING_VIOLATION = 1e-9
 #: proofs of protection remembered per protected cell
 _PROOFS_KEPT = 20
+#: entries of one batched flow graph (copies x entries per copy), which bounds its memory
+_BATCH_ENTRIES = 400_000
+#: capacity of the arcs into the super sink: never binding (sources carry _FLOW_UNITS each)
+_SINK_UNITS = 2**30
 #: relative slack on the levels a proof needs: an LP point sits on its bounds ``room * y`` up
 #: to rounding, and should still prove protection at the point it came from
 _LEVEL_SLACK = 1e-9
@@ -107,6 +111,91 @@ class _Side:
         return self.capacity_of()
 
 
+class _Support:
+    """The network of the cells with ``y_i > 0`` (both arcs of each), in CSR form: parallel
+    arcs share one entry, ``entry_of_arc`` maps ``arcs`` to entries and ``sum_parallel``
+    adds their capacities. Built per separation; every arc's reverse is in it."""
+
+    def __init__(self, num_nodes: int, arc_from: np.ndarray, arc_to: np.ndarray,
+                 active: np.ndarray):
+        nf = active.size
+        cells = np.flatnonzero(active)
+        self.arcs = np.concatenate([cells, cells + nf])
+        key = arc_from[self.arcs] * num_nodes + arc_to[self.arcs]
+        pairs, self.entry_of_arc = np.unique(key, return_inverse=True)
+        self.num_nodes = num_nodes
+        self.indices = (pairs % num_nodes).astype(np.int32)
+        self.entry_row = pairs // num_nodes
+        self.indptr = np.searchsorted(self.entry_row, np.arange(num_nodes + 1)).astype(np.int32)
+        self.sum_parallel = sp.csr_matrix(
+            (np.ones(self.arcs.size), (self.entry_of_arc, np.arange(self.arcs.size))),
+            shape=(pairs.size, self.arcs.size))
+        self.width = pairs.size + 2 * num_nodes  # entries of one copy in a _FlowBatch
+
+    def reach(self, open_: np.ndarray, source: int) -> np.ndarray:
+        """Nodes reachable from ``source`` over the entries ``open_`` (a boolean mask)."""
+        n = self.num_nodes
+        rows = np.bincount(self.entry_row[open_], minlength=n)
+        arcs = sp.csr_matrix((np.ones(int(open_.sum())), self.indices[open_],
+                              np.concatenate([[0], np.cumsum(rows)])), shape=(n, n))
+        reachable = np.zeros(n, dtype=bool)
+        reachable[breadth_first_order(arcs, source, directed=True,
+                                      return_predecessors=False)] = True
+        return reachable
+
+
+class _FlowBatch:
+    """``copies`` disjoint copies of a :class:`_Support` network and a super source ``S``
+    and sink ``T`` joined to every node both ways, so that one
+    :func:`~scipy.sparse.csgraph.maximum_flow` solves one flow per copy: arc
+    ``S -> source_j`` of capacity ``_FLOW_UNITS`` (the requirement) and ``sink_j -> T``
+    are the only super arcs with capacity. Copy ``j``'s flow is its own maximum flow capped
+    at the requirement, and where it falls short its residual graph holds its minimum cut.
+    """
+
+    def __init__(self, support: _Support, copies: int):
+        n, indptr, indices = support.num_nodes, support.indptr, support.indices
+        degree = np.diff(indptr)
+        row_start = np.concatenate([[0], np.cumsum(degree + 2)])  # each row ends with S, T
+        width = int(row_start[-1])  # entries per copy
+        own = np.arange(indices.size) + np.repeat(row_start[:-1] - indptr[:-1], degree)
+        self.num_nodes = copies * n + 2
+        self.source, self.sink = copies * n, copies * n + 1
+        start = (np.arange(copies) * width)[:, None]
+        index = np.empty((copies, width), dtype=np.int32)
+        index[:, own] = indices[None, :] + (np.arange(copies) * n)[:, None]
+        index[:, row_start[1:] - 2] = self.source
+        index[:, row_start[1:] - 1] = self.sink
+        nodes = np.arange(copies * n, dtype=np.int32)
+        self.indices = np.concatenate([index.ravel(), nodes, nodes])
+        self.indptr = np.concatenate([(row_start[:-1][None, :] + start).ravel(), [
+            copies * width, copies * width + copies * n, copies * width + 2 * copies * n]
+        ]).astype(np.int32)
+        self.entry = own[None, :] + start  # copy x entry of the support
+        self.from_source = copies * width + np.arange(copies) * n  # + node: S -> node
+        self.to_sink = (row_start[1:] - 1)[None, :] + start  # copy x node: node -> T
+
+    def solve(self, entry_units: np.ndarray, sources: np.ndarray,
+              sinks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flows per copy and entry, and each copy's flow value (integer units)."""
+        data = np.zeros(self.indices.size, dtype=np.int32)
+        data[self.entry] = entry_units
+        into = self.from_source + sources
+        data[into] = _FLOW_UNITS
+        data[self.to_sink[np.arange(sinks.size), sinks]] = _SINK_UNITS
+        graph = sp.csr_matrix((data, self.indices, self.indptr),
+                              shape=(self.num_nodes, self.num_nodes))
+        flow = maximum_flow(graph, self.source, self.sink).flow
+        if not (np.array_equal(flow.indptr, self.indptr)
+                and np.array_equal(flow.indices, self.indices)):
+            # not expected (every arc's reverse is in the graph): read it entry by entry
+            rows = np.repeat(np.arange(self.num_nodes), np.diff(self.indptr))
+            flat = np.asarray(flow.tocsr()[rows, self.indices]).ravel()
+        else:
+            flat = flow.data
+        return flat[self.entry], flat[into].astype(float)
+
+
 class CapacityOracle:
     """Attacker problems of one :class:`IntervalInstance` at any ``y``, and capacity cuts.
 
@@ -145,6 +234,16 @@ class CapacityOracle:
         self._rows_of_cell: dict[int, list[int]] = {}
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
+        # per protected cell: the attacker problems its requirements ask for, and the largest
+        # requirement (capacities are capped at it)
+        self._need = np.zeros(inst.protected.size)
+        self._side_names: dict[int, list[str]] = {}
+        for k, rows in self._rows_of_cell.items():
+            self._need[k] = max(self.requirements[r][2] for r in rows)
+            kinds = {self.requirements[r][1] for r in rows}
+            self._side_names[k] = [side for side, wanted in (
+                ("upper", {"upper", "sliding"}), ("lower", {"lower", "sliding"}))
+                if kinds & wanted]
         self._order = list(self._rows_of_cell)  # protected cells, recently exposed first
         # cells separated at fractional points (all are checked at 0/1 points)
         self._focus = (np.ones(inst.protected.size, dtype=bool) if focus is None
@@ -164,17 +263,11 @@ class CapacityOracle:
                                      "network (a 2-D table with margins)") from None
         if self.network is not None:
             net = self.network
-            # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it; parallel
-            # arcs share one entry of a CSR structure built once and refilled per flow
+            # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it
             tail, head = net.tail[inst.free], net.head[inst.free]
-            self._arc_from = np.concatenate([tail, head])
-            self._arc_to = np.concatenate([head, tail])
+            self._arc_from = np.concatenate([tail, head]).astype(np.int64)
+            self._arc_to = np.concatenate([head, tail]).astype(np.int64)
             self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
-            key = self._arc_from.astype(np.int64) * net.num_nodes + self._arc_to
-            pairs, self._arc_entry = np.unique(key, return_inverse=True)
-            self._indices = (pairs % net.num_nodes).astype(np.int32)
-            self._indptr = np.searchsorted(pairs // net.num_nodes,
-                                           np.arange(net.num_nodes + 1)).astype(np.int32)
         self._lp = None
         self.num_lp_solves = 0
         self.num_flow_solves = 0
@@ -226,113 +319,89 @@ class CapacityOracle:
         return _Side(x_p if upward else -x_p,
                      _given(_levels(moved, np.abs(scaled) * unit, room)), _given(best))
 
-    def _flow_sides(self, k: int, y: np.ndarray, need: float, sides) -> dict[str, _Side]:
-        """Maximum flows that return the change of ``p``: from its head to its tail when it
-        rises (``"upper"``), from tail to head when it falls (``"lower"``). Both directions
-        share one capacitated graph. The minimum cut (a residual search) is computed only
-        when a requirement asks for its capacity vector."""
-        p = int(self.position[k])
-        grow = np.minimum(self.inst.up_room[k], need)  # capping at the requirement is
-        shrink = np.minimum(self.inst.down_room, need)  # lossless for binary y
-        full = np.concatenate([grow, shrink])
-        scale = _FLOW_UNITS / need
-        units = self._arc_units(k, full * np.concatenate([y, y]) * scale)
-        entry_units = np.bincount(self._arc_entry, weights=units, minlength=self._indices.size)
-        n = self.network.num_nodes
-        graph = sp.csr_matrix((entry_units.astype(np.int32), self._indices, self._indptr),
-                              shape=(n, n))
-        net, cell = self.network, int(self.inst.protected[k])
-        found = {}
-        for side in sides:
-            source, sink = ((net.head[cell], net.tail[cell]) if side == "upper"
-                            else (net.tail[cell], net.head[cell]))
-            result = maximum_flow(graph, int(source), int(sink))
-            self.num_flow_solves += 1
-            flow, value = result.flow, result.flow_value / scale
-            own = float(grow[p] if side == "upper" else shrink[p])
-            level_of = functools.partial(self._flow_level, graph, flow, units, entry_units,
-                                         grow, shrink, scale)
-            if own < value:
-                # p's own bound stops it first (a sliding requirement can exceed one side's
-                # room): the change is exactly that room, a constant since p is suppressed
-                g = np.zeros(self.num_free)
-                g[p] = own
-                found[side] = _Side(own, level_of, _given(g))
-            else:
-                found[side] = _Side(value, level_of, functools.partial(
-                    self._cut_capacity, graph, flow, int(source), full, p))
+    def _flow_sides(self, ks: list[int], y: np.ndarray) -> dict[int, dict[str, _Side]]:
+        """The attacker's answers for protected cells ``ks`` by maximum flows that return the
+        change of ``p``: from its head to its tail when it rises (``"upper"``), from tail to
+        head when it falls (``"lower"``). The flows run on the arcs of cells with ``y_i > 0``
+        only (others have no capacity; at LP and 0/1 points they are most cells), all in one
+        call on disjoint copies of that network (:class:`_FlowBatch`), as scipy's work per
+        call grows with the graph, not with the flow. The minimum cut (a residual search) is
+        computed only when a requirement asks for its capacity vector."""
+        found: dict[int, dict[str, _Side]] = {k: {} for k in ks}
+        jobs = [(k, side) for k in ks for side in self._side_names[k]]
+        if not jobs:
+            return found
+        support = _Support(self.network.num_nodes, self._arc_from, self._arc_to, y > 0)
+        step = max(1, _BATCH_ENTRIES // support.width)
+        for first in range(0, len(jobs), step):
+            self._solve_flows(jobs[first:first + step], y, support, found)
         return found
 
-    def _flow_level(self, graph, flow, units, entry_units, grow, shrink,
+    def _solve_flows(self, jobs: list[tuple[int, str]], y: np.ndarray, support: _Support,
+                     found: dict) -> None:
+        nf, net, arcs = self.num_free, self.network, support.arcs
+        ks = np.array([k for k, _ in jobs])
+        need = self._need[ks]
+        grow = np.minimum(self.inst.up_room[ks], need[:, None])  # capping at the requirement
+        shrink = np.minimum(self.inst.down_room[None, :], need[:, None])  # is lossless
+        full = np.hstack([grow, shrink])  # for binary y
+        scale = _FLOW_UNITS / need
+        # integer arc capacities (rounded down); the arcs of p itself carry nothing
+        units = np.floor(full[:, arcs] * np.concatenate([y, y])[arcs][None, :]
+                         * scale[:, None])
+        p = self.position[ks]
+        units[(arcs[None, :] % nf) == p[:, None]] = 0.0
+        entry_units = np.asarray((support.sum_parallel @ units.T).T)
+        cells = self.inst.protected[ks]
+        upper = np.array([side == "upper" for _, side in jobs])
+        source = np.where(upper, net.head[cells], net.tail[cells])
+        sink = np.where(upper, net.tail[cells], net.head[cells])
+        entry_flow, value = _FlowBatch(support, len(jobs)).solve(entry_units, source, sink)
+        self.num_flow_solves += len(jobs)
+        for j, (k, side) in enumerate(jobs):
+            level_of = functools.partial(self._flow_level, support, entry_flow[j], units[j],
+                                         entry_units[j], grow[j], shrink[j], scale[j])
+            own = float(grow[j, p[j]] if side == "upper" else shrink[j, p[j]])
+            attained = value[j] / scale[j]
+            if own < attained:
+                # p's own bound stops it first (a sliding requirement can exceed one side's
+                # room): the change is exactly that room, a constant since p is suppressed
+                g = np.zeros(nf)
+                g[p[j]] = own
+                found[k][side] = _Side(own, level_of, _given(g))
+            else:
+                found[k][side] = _Side(attained, level_of, functools.partial(
+                    self._cut_capacity, support, entry_units[j], entry_flow[j],
+                    int(source[j]), full[j], int(p[j])))
+
+    def _flow_level(self, support: _Support, entry_flow, units, entry_units, grow, shrink,
                     scale: float) -> np.ndarray:
         """The levels (:func:`_levels`) a maximum flow needs: parallel arcs share their
-        entry's flow in proportion to their capacity; an unknown flow needs ``y`` itself."""
-        entry_flow = self._entry_flow(graph, flow)
-        if entry_flow is None:  # U_p grows with y, so y itself is enough
-            arc_flow = units
-        else:
-            on_entry = np.maximum(entry_flow, 0)[self._arc_entry]
-            arc_flow = np.divide(on_entry * units, entry_units[self._arc_entry],
-                                 out=np.zeros_like(units), where=on_entry > 0)
+        entry's flow in proportion to their capacity."""
+        on_entry = np.maximum(entry_flow, 0)[support.entry_of_arc]
+        arc_flow = np.zeros(2 * self.num_free)
+        arc_flow[support.arcs] = np.divide(on_entry * units,
+                                           entry_units[support.entry_of_arc],
+                                           out=np.zeros_like(units), where=on_entry > 0)
         nf = self.num_free
         moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
         return _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
 
-    def _arc_units(self, k: int, arc_capacity: np.ndarray) -> np.ndarray:
-        """Integer arc capacities (rounded down); the arcs of ``p`` itself carry nothing."""
-        p = int(self.position[k])
-        units = np.floor(arc_capacity)
-        units[[p, p + self.num_free]] = 0.0
-        return units
-
-    def _cut_capacity(self, graph, flow, source: int, full: np.ndarray, p: int) -> np.ndarray:
+    def _cut_capacity(self, support: _Support, entry_units, entry_flow, source: int,
+                      full: np.ndarray, p: int) -> np.ndarray:
         """The capacity vector of the minimum cut of a maximum flow: the (capped) rooms of
-        the arcs leaving the source side, ``p`` excluded."""
-        reachable = self._residual_reach(graph, flow, source)
+        all arcs (of any ``y``) leaving the source side, ``p`` excluded. The source side is
+        what the residual graph reaches from ``source``."""
+        reachable = support.reach(entry_units - entry_flow > 0, source)
         leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
         g = np.bincount(self._arc_cell[leaving], weights=full[leaving], minlength=self.num_free)
         g[p] = 0.0
         return g
 
-    @staticmethod
-    def _entry_flow(graph, flow) -> np.ndarray | None:
-        """The flow on each entry of ``graph``, or None if scipy returned it on another
-        structure (every arc's reverse is in ``graph``, so it returns the same one)."""
-        if flow.indices.size == graph.indices.size and np.array_equal(
-                flow.indptr, graph.indptr) and np.array_equal(flow.indices, graph.indices):
-            return flow.data
-        return None
-
-    def _residual_reach(self, graph, flow, source: int) -> np.ndarray:
-        """Nodes reachable from ``source`` in the residual graph (the source side of a
-        minimum cut)."""
-        entry_flow = self._entry_flow(graph, flow)
-        if entry_flow is not None:
-            residual = graph.data.astype(np.int64) - entry_flow
-        else:  # not expected; stay correct if scipy changes its output structure
-            residual = (graph.astype(np.int64) - flow).tocsr()
-            residual.sum_duplicates()
-            graph, residual = residual, residual.data
-        open_ = residual > 0
-        rows = np.bincount(self._entry_row(graph)[open_], minlength=graph.shape[0])
-        arcs = sp.csr_matrix((np.ones(int(open_.sum())), graph.indices[open_],
-                              np.concatenate([[0], np.cumsum(rows)])), shape=graph.shape)
-        reachable = np.zeros(graph.shape[0], dtype=bool)
-        reachable[breadth_first_order(arcs, source, directed=True,
-                                      return_predecessors=False)] = True
-        return reachable
-
-    @staticmethod
-    def _entry_row(graph) -> np.ndarray:
-        return np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
-
-    def _sides(self, k: int, y: np.ndarray, need: float, *, lp: bool) -> dict[str, _Side]:
-        kinds = {kind for kk, kind, _ in self.requirements if kk == k}
-        sides = [side for side, wanted in (("upper", {"upper", "sliding"}),
-                                           ("lower", {"lower", "sliding"})) if kinds & wanted]
+    def _sides(self, k: int, y: np.ndarray, *, lp: bool) -> dict[str, _Side]:
         if lp or self.network is None:
-            return {side: self._lp_side(k, side == "upper", y) for side in sides}
-        return self._flow_sides(k, y, need, sides)
+            return {side: self._lp_side(k, side == "upper", y) for side in self._side_names[k]}
+        return self._flow_sides([k], y)[k]
 
     # -- separation ------------------------------------------------------------------------
     def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
@@ -351,25 +420,43 @@ class CapacityOracle:
         if decide:
             min_violation = _DECIDING_VIOLATION
         cuts: list[CapacityCut] = []
-        exposed = 0
-        for k in list(self._order):
-            if not (decide or self._focus[k]):
-                continue
-            if not self._judge(k, y, decide, cuts, min_violation)[0]:
-                exposed += 1
-                self._order.remove(k)
-                self._order.insert(0, k)
-                if exposed == stop_after:
-                    break
+        exposed = self._judge_all([k for k in self._order if decide or self._focus[k]], y,
+                                  decide, cuts, min_violation, stop_after)
+        for k in exposed:
+            self._order.remove(k)
+            self._order.insert(0, k)
         return not exposed, cuts
 
     def protected_cells(self, y_candidates: np.ndarray) -> np.ndarray:
         """Exact verdict per protected cell at a 0/1 point (boolean array)."""
-        y = self._full(y_candidates)
         verdict = np.ones(self.inst.protected.size, dtype=bool)
-        for k in self._rows_of_cell:
-            verdict[k] = self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]
+        verdict[self._judge_all(list(self._rows_of_cell), self._full(y_candidates), True, [],
+                                _DECIDING_VIOLATION)] = False
         return verdict
+
+    def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list,
+                   min_violation: float, stop_after: int | None = None) -> list[int]:
+        """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
+        exposed, stopping at ``stop_after`` of them. On network tables the flows of the
+        cells no remembered proof settles are solved together: all at once, or, for a check
+        that stops early, in batches doubling from two."""
+        exposed: list[int] = []
+        size = len(ks) if stop_after is None else 2
+        first = 0
+        while first < len(ks):
+            batch, first, size = ks[first:first + size], first + size, 2 * size
+            flows = None
+            if self.network is not None:
+                flows = self._flow_sides([k for k in batch if not self._remembered(k, y)], y)
+            for k in batch:
+                if flows is not None and k not in flows:
+                    continue  # a remembered proof applies
+                if not self._judge(k, y, decide, cuts, min_violation,
+                                   None if flows is None else flows[k]):
+                    exposed.append(k)
+                    if len(exposed) == stop_after:
+                        return exposed
+        return exposed
 
     def _full(self, y_candidates: np.ndarray) -> np.ndarray:
         """``y`` on the free cells: candidates' values (LP noise clipped to [0, 1]), 1 on
@@ -378,30 +465,36 @@ class CapacityOracle:
         y[self.is_candidate] = np.clip(y_candidates, 0.0, 1.0)
         return y
 
-    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list,
-               min_violation: float) -> tuple[bool, dict[str, _Side]]:
-        """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
-        those refuted; returns the verdict and the attacker answers that decided it."""
-        # a remembered proof still applies where y leaves room for every move it makes
+    def _remembered(self, k: int, y: np.ndarray) -> bool:
+        """Does a remembered proof still apply? It does where ``y`` leaves room for every
+        move it makes; the one that applies moves to the front."""
         proofs = self._proofs[k]
         for i, (cells, level) in enumerate(proofs):
             if np.all(y[cells] >= level):
                 proofs.insert(0, proofs.pop(i))
-                return True, {}
+                return True
+        return False
+
+    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list, min_violation: float,
+               sides: dict[str, _Side] | None = None) -> bool:
+        """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
+        those refuted. ``sides``: the attacker's answers at ``y`` if already computed (then
+        no remembered proof applied)."""
+        if sides is None and self._remembered(k, y):
+            return True
         rows = self._rows_of_cell[k]
-        need = max(self.requirements[r][2] for r in rows)
         before = len(cuts)
-        sides = self._sides(k, y, need, lp=False)
+        sides = self._sides(k, y, lp=False) if sides is None else sides
         rows = self._check(k, rows, sides, y, cuts, min_violation)
         if rows and decide and self.network is not None:
-            sides = self._sides(k, y, need, lp=True)
+            sides = self._sides(k, y, lp=True)
             rows = self._check(k, rows, sides, y, cuts, min_violation)
         proven = not rows and len(cuts) == before
         if proven:
             level = np.maximum.reduce([s.level for s in sides.values()])
             cells = np.flatnonzero(level)
             self._proofs[k] = [(cells, level[cells])] + self._proofs[k][:_PROOFS_KEPT - 1]
-        return proven, sides
+        return proven
 
     def _proof_mask(self, k: int) -> np.ndarray:
         """Cells moved by the proof that last settled protected cell ``k`` at the current
@@ -418,11 +511,9 @@ class CapacityOracle:
         result is :meth:`~cspopt.models.interval.IntervalInstance.minimal`: a deadline, or a class
         member dropped before the others, can leave suppressions no completion moves."""
         y = self._full(y_candidates)
-        used = {}
-        for k in self._rows_of_cell:
-            if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
-                raise InputError("prune needs a protecting pattern")
-            used[k] = self._proof_mask(k)
+        if self._judge_all(list(self._rows_of_cell), y, True, [], _DECIDING_VIOLATION, 1):
+            raise InputError("prune needs a protecting pattern")
+        used = {k: self._proof_mask(k) for k in self._rows_of_cell}
         free_of = np.flatnonzero(self.is_candidate)
         for j in order.tolist():
             cell = free_of[j]
@@ -432,15 +523,10 @@ class CapacityOracle:
                 break
             y[cell] = 0.0
             affected = [k for k, mask in used.items() if mask[cell]]
-            verdicts = {}
-            for k in affected:
-                if not self._judge(k, y, True, [], _DECIDING_VIOLATION)[0]:
-                    break
-                verdicts[k] = self._proof_mask(k)
+            if self._judge_all(affected, y, True, [], _DECIDING_VIOLATION, 1):
+                y[cell] = 1.0
             else:
-                used.update(verdicts)
-                continue
-            y[cell] = 1.0
+                used.update({k: self._proof_mask(k) for k in affected})
         return self.inst.minimal(y[self.is_candidate])
 
     def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
