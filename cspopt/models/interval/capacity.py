@@ -111,6 +111,57 @@ class _Side:
         return self.capacity_of()
 
 
+class _Proofs:
+    """The proofs of protection remembered for one protected cell: the cells each flow or LP
+    point moves and the least ``y_i`` each needs. A proof applies wherever ``y`` is at least
+    its levels; all are tested at once on their concatenation. The least recently used is
+    forgotten first."""
+
+    def __init__(self):
+        self._cells: list[np.ndarray] = []
+        self._levels: list[np.ndarray] = []
+        self._used: list[int] = []
+        self._clock = 0
+        self._flat = None  # (cells, levels, starts) of all proofs, rebuilt after a change
+        self.last_cells = np.zeros(0, dtype=np.int64)  # of the proof that applied last
+
+    def applies(self, y: np.ndarray) -> bool:
+        if not self._cells:
+            return False
+        if self._flat is None:
+            sizes = np.array([c.size for c in self._cells])
+            if not sizes.all():  # a proof that moves no free cell holds for every y
+                self._flat = ()
+            else:
+                self._flat = (np.concatenate(self._cells), np.concatenate(self._levels),
+                              np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+        if not self._flat:
+            return True
+        cells, levels, starts = self._flat
+        hits = np.flatnonzero(np.logical_and.reduceat(y[cells] >= levels, starts))
+        if not hits.size:
+            return False
+        self._mark(int(hits[np.argmax(np.asarray(self._used)[hits])]))
+        return True
+
+    def add(self, cells: np.ndarray, levels: np.ndarray) -> None:
+        if len(self._cells) == _PROOFS_KEPT:
+            i = int(np.argmin(self._used))
+            self._cells[i], self._levels[i] = cells, levels
+        else:
+            i = len(self._cells)
+            self._cells.append(cells)
+            self._levels.append(levels)
+            self._used.append(0)
+        self._flat = None
+        self._mark(i)
+
+    def _mark(self, i: int) -> None:
+        self._clock += 1
+        self._used[i] = self._clock
+        self.last_cells = self._cells[i]
+
+
 class _Support:
     """The network of the cells with ``y_i > 0`` (both arcs of each), in CSR form: parallel
     arcs share one entry, ``entry_of_arc`` maps ``arcs`` to entries and ``sum_parallel``
@@ -250,7 +301,7 @@ class CapacityOracle:
                        else np.asarray(focus, dtype=bool))
         # cells moved by recent proofs of protection (flows or LP points at 0/1 points): a
         # 0/1 point suppressing all of them is protected by the same flow
-        self._proofs: dict[int, list[np.ndarray]] = {k: [] for k in self._rows_of_cell}
+        self._proofs = {k: _Proofs() for k in self._rows_of_cell}
         self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
                                    for k, _, _ in self.requirements]) / 2
         self.network = None
@@ -466,14 +517,8 @@ class CapacityOracle:
         return y
 
     def _remembered(self, k: int, y: np.ndarray) -> bool:
-        """Does a remembered proof still apply? It does where ``y`` leaves room for every
-        move it makes; the one that applies moves to the front."""
-        proofs = self._proofs[k]
-        for i, (cells, level) in enumerate(proofs):
-            if np.all(y[cells] >= level):
-                proofs.insert(0, proofs.pop(i))
-                return True
-        return False
+        """Does a remembered proof of protected cell ``k`` still apply at ``y``?"""
+        return self._proofs[k].applies(y)
 
     def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list, min_violation: float,
                sides: dict[str, _Side] | None = None) -> bool:
@@ -493,14 +538,13 @@ class CapacityOracle:
         if proven:
             level = np.maximum.reduce([s.level for s in sides.values()])
             cells = np.flatnonzero(level)
-            self._proofs[k] = [(cells, level[cells])] + self._proofs[k][:_PROOFS_KEPT - 1]
+            self._proofs[k].add(cells, level[cells])
         return proven
 
     def _proof_mask(self, k: int) -> np.ndarray:
-        """Cells moved by the proof that last settled protected cell ``k`` at the current
-        point (a remembered proof that applies there is moved to the front)."""
+        """Cells moved by the proof that last settled protected cell ``k``."""
         mask = np.zeros(self.num_free, dtype=bool)
-        mask[self._proofs[k][0][0]] = True
+        mask[self._proofs[k].last_cells] = True
         return mask
 
     def prune(self, y_candidates: np.ndarray, order: np.ndarray,
