@@ -91,6 +91,8 @@ def test_optimum_equals_brute_force_and_compact_model():
                 continue
             assert result.proven_optimal and result.objective == pytest.approx(expected)
             assert result.audit.protected and result.lower_bound <= expected + 1e-9
+            if np.array_equal(table.costs, np.round(table.costs)):  # a bound, rounded up
+                assert result.lower_bound == result.objective
         root = capacity_bound(table)
         if math.isfinite(expected):
             assert solve_interval(table).objective == pytest.approx(expected)
