@@ -104,9 +104,10 @@ def interval_summary(rows: list[dict], time_limit: float) -> str:
     lines = [
         "", *_ladder_lines(rows), "", f"Time limit {time_limit:g} s for cspopt (wall) and "
         f"{max(1, math.ceil(time_limit / 60))} CPU-minute(s) for pytauargus (its unit; "
-        f"killed after {time_limit + PEER_GRACE:g} s wall), 2 cores. Costs: the table's. `*_lb` are lower bounds without the sensitive cells' own "
-        "cost; `*_safe` is cspopt's interval audit of each tool's pattern; `speedup` = peer "
-        "wall / cspopt wall where both proved optimality.", "",
+        f"killed after {time_limit + PEER_GRACE:g} s wall), 2 cores. Costs: the table's. "
+        "`*_lb` are lower bounds without the sensitive cells' own cost; `*_safe` is "
+        "cspopt's interval audit of each tool's pattern; `speedup` = peer wall / cspopt "
+        "wall where both proved optimality.", "",
         f"Both proved optimal on {len(both)} of {len(rows)} tables, with equal cost on "
         f"{sum(r['same_cost'] for r in both)}; median speed-up {ratio:.1f}x.",
         "Where the peer did not prove optimality: " + ("; ".join(
