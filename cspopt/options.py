@@ -96,7 +96,8 @@ INTERVAL_OPTIONS = frozenset({"weights", "must_publish", "publish_totals", "publ
 INSTANCE_OPTIONS = INTERVAL_OPTIONS | {"tau"}
 #: share of a time limit a start heuristic may take before the bound gets the rest
 HEURISTIC_SHARE = 0.3
-#: share of a time limit kept for the final audit of the pattern, which always runs
+#: share of a time limit kept for the final audit of the pattern, which always runs (the
+#: branch-and-cut keeps less where it has timed an audit of its first incumbent)
 AUDIT_SHARE = 0.2
 
 _PROTECTION_WORDS = {"exact": "exact disclosure",

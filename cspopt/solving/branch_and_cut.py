@@ -66,6 +66,13 @@ log = logging.getLogger(__name__)
 #: share of the time limit each delete-and-check pass may use
 _PRUNE_SHARE = 0.1
 
+#: the time kept for the final audit is measured (an audit of the first incumbent) when a
+#: share of the time limit would keep more than this many seconds
+_TIMED_AUDIT_FROM = 20.0
+#: the time kept is then this multiple of the measured audit, and at least _AUDIT_FLOOR s
+_AUDIT_MARGIN = 2.0
+_AUDIT_FLOOR = 5.0
+
 #: separation rounds at a node without a better LP value before SCIP branches
 _NODE_STALL_ROUNDS = 5
 
@@ -170,6 +177,17 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             if offer("heuristic", greedy, np.argsort(-weights_y), heuristic_deadline):
                 break
     timings["heuristic"] = time.perf_counter() - t0
+    if (final_audit is None and best["y"] is not None and time_limit is not None
+            and AUDIT_SHARE * time_limit > _TIMED_AUDIT_FROM):
+        # the final audit costs about what an audit of this pattern costs: keep a margin
+        # of that, not a fifth of a long time limit (60 s of 300 on a 100x100 table whose
+        # audit takes 5 s)
+        t0 = time.perf_counter()
+        audit(table, tuple(int(c) for c in inst.candidates[best["y"] > 0.5]),
+              requirement="interval", cells="sensitive")
+        timings["audit_estimate"] = spent = time.perf_counter() - t0
+        deadline = started + time_limit - min(AUDIT_SHARE * time_limit,
+                                              max(_AUDIT_MARGIN * spent, _AUDIT_FLOOR))
 
     t0 = time.perf_counter()
     root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=deadline)
