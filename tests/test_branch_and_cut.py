@@ -311,3 +311,46 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
     assert audit(table, guided, requirement="interval", cells="sensitive").protected
     assert inst.weights[guided].sum() < inst.weights[plain].sum()
     assert lp_guided_attacker(inst, y, deadline=0.0) is None  # past its deadline: no pattern
+
+
+def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
+    """The flows of one separation run in one call on copies of the network of the cells
+    with ``y > 0``: each copy's value is that cell's own maximum flow on the whole network
+    (zero-capacity arcs included), capped at its requirement, and its minimum cut has the
+    capacity of that flow."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    rng = np.random.default_rng(3)
+    for table in [gensup_class1(20, 20, seed=2), gensup_class2(12, 9, seed=3)]:
+        inst = build_interval_instance(table)
+        oracle = CapacityOracle(inst, method="network")
+        net, nf = oracle.network, oracle.num_free
+        for _ in range(5):
+            y_candidates = np.where(rng.random(inst.candidates.size) < 0.3,
+                                    rng.random(inst.candidates.size), 0.0)
+            y = oracle._full(y_candidates)
+            ks = list(range(inst.protected.size))
+            batched = oracle._flow_sides(ks, y)
+            for k in ks:
+                need = oracle._need[k]
+                full = np.concatenate([np.minimum(inst.up_room[k], need),
+                                       np.minimum(inst.down_room, need)])
+                units = np.floor(full * np.concatenate([y, y]) * 1e6 / need)
+                p = oracle.position[k]
+                units[[p, p + nf]] = 0
+                whole = csr_matrix((units.astype(np.int32), (oracle._arc_from, oracle._arc_to)),
+                                   shape=(net.num_nodes, net.num_nodes))  # sums parallels
+                whole = (whole + 0 * whole.T).tocsr()  # every arc's reverse present
+                cell = inst.protected[k]
+                for side, (s, t) in (("upper", (net.head[cell], net.tail[cell])),
+                                     ("lower", (net.tail[cell], net.head[cell]))):
+                    if side not in batched[k]:
+                        continue
+                    found = batched[k][side]
+                    flow = min(maximum_flow(whole, int(s), int(t)).flow_value, 1e6) * need / 1e6
+                    own = full[p] if side == "upper" else full[p + nf]  # p's own room
+                    assert found.attained == pytest.approx(min(flow, own))
+                    if found.attained < need - 1e-9 and own >= flow:
+                        assert found.capacity @ y == pytest.approx(found.attained, rel=1e-5,
+                                                                   abs=1e-6 * need)
