@@ -20,8 +20,10 @@ point, and the incremental attacker guided by that point (the sequential heurist
 engine), all cleaned of redundant suppressions and audited. The dual bound and the incumbent are
 reported as they move (``progress``) and kept in ``history``.
 
-Complexity per separation: one maximum flow (2-D tables) or one warm-started LP per protected
-cell and side.
+Complexity per separation: one maximum flow per protected cell and side not settled by a
+remembered proof, all in one scipy call on the network of the cells with ``y > 0`` (2-D
+tables), or one warm-started LP per cell and side (any linear table). SCIP separates up to
+five rounds at a node without a better LP value before it branches.
 """
 
 from __future__ import annotations
