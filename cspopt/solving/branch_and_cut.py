@@ -185,8 +185,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         # of that, not a fifth of a long time limit (60 s of 300 on a 100x100 table whose
         # audit takes 5 s)
         t0 = time.perf_counter()
-        audit(table, tuple(int(c) for c in inst.candidates[best["y"] > 0.5]),
-              requirement="interval", cells="sensitive")
+        audit(table, _pattern(inst, best["y"]), requirement="interval", cells="sensitive")
         timings["audit_estimate"] = spent = time.perf_counter() - t0
         deadline = started + time_limit - min(AUDIT_SHARE * time_limit,
                                               max(_AUDIT_MARGIN * spent, _AUDIT_FLOOR))
@@ -228,7 +227,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
     suppressed, objective, checked = None, math.nan, None
     lower = best["lower"]
     if best["y"] is not None:
-        suppressed = tuple(int(c) for c in inst.candidates[best["y"] > 0.5])
+        suppressed = _pattern(inst, best["y"])
         objective = best["upper"]
         if final_audit is None:
             checked = audit_interval_pattern(table, suppressed, timings, "branch-and-cut")
@@ -246,6 +245,11 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
         proof="mip" if "branch_and_cut" in timings else "lp", unsafe=inst.protected,
         safe=inst.safe, timings=timings, model_size=model_size(inst, oracle, num_root_cuts),
         history=history)
+
+
+def _pattern(inst: IntervalInstance, y: np.ndarray) -> tuple[int, ...]:
+    """The cell ids a 0/1 point over the candidates suppresses."""
+    return tuple(int(c) for c in inst.candidates[y > 0.5])
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,

@@ -299,8 +299,8 @@ class CapacityOracle:
         # cells separated at fractional points (all are checked at 0/1 points)
         self._focus = (np.ones(inst.protected.size, dtype=bool) if focus is None
                        else np.asarray(focus, dtype=bool))
-        # cells moved by recent proofs of protection (flows or LP points at 0/1 points): a
-        # 0/1 point suppressing all of them is protected by the same flow
+        # recent proofs of protection (flows or LP points) with the least y each moved cell
+        # needs: a point at least those levels is protected by the same flow or LP point
         self._proofs = {k: _Proofs() for k in self._rows_of_cell}
         self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
                                    for k, _, _ in self.requirements]) / 2
@@ -370,23 +370,28 @@ class CapacityOracle:
         return _Side(x_p if upward else -x_p,
                      _given(_levels(moved, np.abs(scaled) * unit, room)), _given(best))
 
-    def _flow_sides(self, ks: list[int], y: np.ndarray) -> dict[int, dict[str, _Side]]:
+    def _flow_sides(self, ks: list[int], y: np.ndarray,
+                    support: _Support | None = None) -> dict[int, dict[str, _Side]]:
         """The attacker's answers for protected cells ``ks`` by maximum flows that return the
         change of ``p``: from its head to its tail when it rises (``"upper"``), from tail to
         head when it falls (``"lower"``). The flows run on the arcs of cells with ``y_i > 0``
         only (others have no capacity; at LP and 0/1 points they are most cells), all in one
         call on disjoint copies of that network (:class:`_FlowBatch`), as scipy's work per
         call grows with the graph, not with the flow. The minimum cut (a residual search) is
-        computed only when a requirement asks for its capacity vector."""
+        computed only when a requirement asks for its capacity vector. ``support``: that
+        network for this ``y``, if the caller has built it."""
         found: dict[int, dict[str, _Side]] = {k: {} for k in ks}
         jobs = [(k, side) for k in ks for side in self._side_names[k]]
         if not jobs:
             return found
-        support = _Support(self.network.num_nodes, self._arc_from, self._arc_to, y > 0)
+        support = self._support(y) if support is None else support
         step = max(1, _BATCH_ENTRIES // support.width)
         for first in range(0, len(jobs), step):
             self._solve_flows(jobs[first:first + step], y, support, found)
         return found
+
+    def _support(self, y: np.ndarray) -> _Support:
+        return _Support(self.network.num_nodes, self._arc_from, self._arc_to, y > 0)
 
     def _solve_flows(self, jobs: list[tuple[int, str]], y: np.ndarray, support: _Support,
                      found: dict) -> None:
@@ -490,15 +495,19 @@ class CapacityOracle:
         """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
         exposed, stopping at ``stop_after`` of them. On network tables the flows of the
         cells no remembered proof settles are solved together: all at once, or, for a check
-        that stops early, in batches doubling from two."""
+        that stops early, in batches doubling from two (on one support network)."""
         exposed: list[int] = []
+        support = None
         size = len(ks) if stop_after is None else 2
         first = 0
         while first < len(ks):
             batch, first, size = ks[first:first + size], first + size, 2 * size
             flows = None
             if self.network is not None:
-                flows = self._flow_sides([k for k in batch if not self._remembered(k, y)], y)
+                todo = [k for k in batch if not self._remembered(k, y)]
+                if todo and support is None:
+                    support = self._support(y)
+                flows = self._flow_sides(todo, y, support)
             for k in batch:
                 if flows is not None and k not in flows:
                     continue  # a remembered proof applies
