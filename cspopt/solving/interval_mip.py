@@ -29,6 +29,7 @@ from cspopt.models.interval import (
     build_fs_matrix,
     build_fs_model,
     build_interval_instance,
+    cut_rows,
 )
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
@@ -151,11 +152,7 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         log.info("compact model: pattern of cost %g exposes a cell; round %d adds %d "
                  "capacity cuts", float(inst.weights[list(suppressed)].sum()), round_,
                  len(cuts))
-        rows = sp.csr_matrix((np.concatenate([c.coefficients for c in cuts]),
-                              np.concatenate([c.candidates for c in cuts]),
-                              np.r_[0, np.cumsum([c.candidates.size for c in cuts])]),
-                             shape=(len(cuts), A.shape[1]))
-        A = sp.vstack([A, rows]).tocsr()
+        A = sp.vstack([A, cut_rows(cuts, A.shape[1])]).tocsr()
         rlo, rhi = np.r_[rlo, np.ones(len(cuts))], np.r_[rhi, np.full(len(cuts), np.inf)]
         outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=False,
                                time_limit=time_limit, gap=gap, verbose=verbose,

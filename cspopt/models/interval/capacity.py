@@ -53,7 +53,7 @@ from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.models.interval.instance import IntervalInstance
 
-__all__ = ["CapacityCut", "CapacityOracle"]
+__all__ = ["CapacityCut", "CapacityOracle", "cut_rows"]
 
 #: integer units a requirement is scaled to for scipy's integer maximum flow
 _FLOW_UNITS = 1_000_000
@@ -612,6 +612,14 @@ class CapacityOracle:
         coef = coef[support]
         violation = 1.0 - float(coef @ y[self.is_candidate][support])
         return CapacityCut(cell, kind, support, coef, violation)
+
+
+def cut_rows(cuts: list[CapacityCut], num_columns: int) -> sp.csr_matrix:
+    """The cuts as rows ``>= 1`` of a model whose first columns are the candidates' ``y``."""
+    return sp.csr_matrix((np.concatenate([c.coefficients for c in cuts]),
+                          np.concatenate([c.candidates for c in cuts]),
+                          np.r_[0, np.cumsum([c.candidates.size for c in cuts])]),
+                         shape=(len(cuts), num_columns))
 
 
 def _given(value):
