@@ -82,6 +82,14 @@ _NODE_STALL_ROUNDS = 5
 #: depth frequency of the round-and-prune heuristic inside SCIP
 _HEURISTIC_FREQUENCY = 5
 
+#: share of the time limit the root's cutting-plane loop (capacity_lp) may run to
+_ROOT_SHARE = 0.5
+
+#: the neighbourhood search runs when its cells are at most this share of the candidates
+_NEIGHBOURHOOD_CELLS = 2 / 3
+#: and gets this share of the time limit
+_NEIGHBOURHOOD_SHARE = 0.25
+
 
 def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float = 1e-6,
                          verbose: bool = False, weights=None, must_publish=None,
@@ -90,7 +98,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                          mip_start=None, instance: IntervalInstance | None = None,
                          progress: Callable[[dict], None] | None = None,
                          final_audit: Callable[[tuple], object] | None = None,
-                         lower_bound: float = 0.0) -> SolveResult:
+                         lower_bound: float = 0.0, neighbourhood: bool = True) -> SolveResult:
     """Solve the interval-protection problem by branch-and-cut on ``y`` (SCIP).
 
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
@@ -107,6 +115,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     ``lower_bound`` is a bound the caller has proven for the same objective (the certified
     pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
     meets it, instead of proving that again (SCIP's ``limits/primal``).
+    ``neighbourhood=False`` skips the search of :func:`_search_neighbourhood` that follows the
+    root on tables that are not networks.
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit, gap=gap)
@@ -192,7 +202,12 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                                               max(_AUDIT_MARGIN * spent, _AUDIT_FLOOR))
 
     t0 = time.perf_counter()
-    root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=deadline)
+    # the root loop stops at half the time limit, so that the incumbent phases below run
+    # where it does not converge; SCIP's own root goes on separating (hier13 at 300 s: bound
+    # 425,407 -> 534,420, pattern 9,973,810 -> 9,151,402; docs/bench/history.md)
+    root_deadline = deadline if time_limit is None else min(
+        deadline, started + _ROOT_SHARE * time_limit)
+    root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=root_deadline)
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=root_bound)
     lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
@@ -206,6 +221,20 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided).astype(float),
                   lp_order, until)
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
+    # on tables that are not networks a node costs an attacker LP per requirement, the tree
+    # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a
+    # restricted search around it pays (hier13x7x7d: 11,022 -> 10,697 at 150 s), on 2-D
+    # tables it only costs time (docs/bench/history.md)
+    if (neighbourhood and oracle.network is None and best["y"] is not None
+            and best["upper"] > best["lower"] + 1e-9):
+        t0 = time.perf_counter()
+        until = deadline if time_limit is None else min(
+            deadline, t0 + _NEIGHBOURHOOD_SHARE * time_limit)
+        local = _search_neighbourhood(inst, root_y, best["y"], lower_bound=best["lower"],
+                                      until=until)
+        if local is not None:
+            offer("neighbourhood", local, lp_order, deadline)
+        timings["neighbourhood"] = time.perf_counter() - t0
 
     termination = "optimal"
     if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
@@ -221,6 +250,40 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             record("scip", lower=lower, y=y)
     return _result(table, inst, oracle, best, termination, history, timings, started,
                    num_root_cuts=len(root_cuts), final_audit=final_audit)
+
+
+def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, incumbent: np.ndarray, *,
+                          lower_bound: float, until: float | None) -> np.ndarray | None:
+    """The best pattern among those that suppress only cells the root LP uses or the
+    incumbent suppresses: this branch-and-cut on the table with every other candidate
+    published (a RINS-like neighbourhood, Danna, Rothberg & Le Pape 2005; tau-ARGUS' engine
+    restricts its sequential heuristic to the same cells). Where that union holds more than
+    two thirds of the candidates (a poor incumbent), the root LP's support alone. The restricted
+    problem is small, so it is often solved to optimality, and every pattern it finds
+    protects the whole table: a published cell is known to the attacker in both.
+    ``lower_bound`` is valid for the restriction too (its optimum is no better); the
+    result is over ``inst.candidates``, or None when nothing was found or no time is left.
+    """
+    used = root_y > 1e-9
+    keep = used | (incumbent > 0.5)
+    start = incumbent
+    if keep.sum() > _NEIGHBOURHOOD_CELLS * keep.size:
+        keep, start = used, None
+    remaining = None if until is None else until - time.perf_counter()
+    if keep.sum() > _NEIGHBOURHOOD_CELLS * keep.size or (remaining is not None
+                                                         and remaining <= 0):
+        return None
+    table = inst.table
+    published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
+    found = solve_branch_and_cut(
+        table, time_limit=remaining, weights=inst.weights, must_publish=published,
+        mip_start=None if start is None else _pattern(inst, start), lower_bound=lower_bound,
+        neighbourhood=False, final_audit=lambda suppressed: None)  # offer() judges it
+    if found.suppressed is None:  # the cells kept cannot protect every sensitive cell
+        return None
+    log.info("neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
+             found.objective, found.status)
+    return candidate_mask(inst.table, inst.candidates, found.suppressed).astype(float)
 
 
 def _result(table, inst, oracle, best, termination, history, timings, started, *,
