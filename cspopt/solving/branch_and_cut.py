@@ -18,8 +18,10 @@ rules out, and stay on.
 
 Incumbents: the incremental attacker heuristic (Smith et al. 2012), rounding up the root LP
 point, and the incremental attacker guided by that point (the sequential heuristic of tau-ARGUS'
-engine), all cleaned of redundant suppressions and audited. The dual bound and the incumbent are
-reported as they move (``progress``) and kept in ``history``.
+engine), all cleaned of redundant suppressions and audited; on tables that are not networks, a
+neighbourhood search (this branch-and-cut restricted to the cells the root LP or the incumbent
+uses). The dual bound and the incumbent are reported as they move (``progress``) and kept in
+``history``.
 
 Complexity per separation: one maximum flow per protected cell and side not settled by a
 remembered proof, all in one scipy call on the network of the cells with ``y > 0`` (2-D
