@@ -13,7 +13,6 @@ import math
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from cspopt.backends.highs import dual_bound, new_highs
 from cspopt.models.interval import (
@@ -21,6 +20,7 @@ from cspopt.models.interval import (
     CapacityOracle,
     IntervalInstance,
     build_interval_instance,
+    cut_rows,
 )
 from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound
@@ -113,17 +113,9 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
 
 
 def _add_rows(highs, cuts: list[CapacityCut]) -> None:
-    rows = _cut_matrix(cuts, highs.getNumCol())
+    rows = cut_rows(cuts, highs.getNumCol())
     highs.addRows(len(cuts), np.ones(len(cuts)), np.full(len(cuts), np.inf), rows.nnz,
                   rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
-
-
-def _cut_matrix(cuts: list[CapacityCut], num_candidates: int) -> sp.csr_matrix:
-    """Cuts as rows of a sparse matrix over the candidates (each row ``>= 1``)."""
-    indptr = np.concatenate([[0], np.cumsum([c.candidates.size for c in cuts])])
-    index = np.concatenate([c.candidates for c in cuts]) if cuts else np.zeros(0, np.int64)
-    value = np.concatenate([c.coefficients for c in cuts]) if cuts else np.zeros(0)
-    return sp.csr_matrix((value, index, indptr), shape=(len(cuts), num_candidates))
 
 
 def model_size(inst: IntervalInstance, oracle: CapacityOracle, num_root_cuts: int) -> dict:

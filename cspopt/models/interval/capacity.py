@@ -616,10 +616,10 @@ class CapacityOracle:
 
 def cut_rows(cuts: list[CapacityCut], num_columns: int) -> sp.csr_matrix:
     """The cuts as rows ``>= 1`` of a model whose first columns are the candidates' ``y``."""
-    return sp.csr_matrix((np.concatenate([c.coefficients for c in cuts]),
-                          np.concatenate([c.candidates for c in cuts]),
-                          np.r_[0, np.cumsum([c.candidates.size for c in cuts])]),
-                         shape=(len(cuts), num_columns))
+    indptr = np.r_[0, np.cumsum([c.candidates.size for c in cuts], dtype=np.int64)]
+    index = np.concatenate([c.candidates for c in cuts]) if cuts else np.zeros(0, np.int64)
+    value = np.concatenate([c.coefficients for c in cuts]) if cuts else np.zeros(0)
+    return sp.csr_matrix((value, index, indptr), shape=(len(cuts), num_columns))
 
 
 def _given(value):
