@@ -183,16 +183,20 @@ class _Support:
             shape=(pairs.size, self.arcs.size))
         self.width = pairs.size + 2 * num_nodes  # entries of one copy in a _FlowBatch
 
-    def reach(self, open_: np.ndarray, source: int) -> np.ndarray:
-        """Nodes reachable from ``source`` over the entries ``open_`` (a boolean mask)."""
-        n = self.num_nodes
-        rows = np.bincount(self.entry_row[open_], minlength=n)
-        arcs = sp.csr_matrix((np.ones(int(open_.sum())), self.indices[open_],
-                              np.concatenate([[0], np.cumsum(rows)])), shape=(n, n))
-        reachable = np.zeros(n, dtype=bool)
-        reachable[breadth_first_order(arcs, source, directed=True,
+    def reach(self, open_: np.ndarray, sources: np.ndarray) -> np.ndarray:
+        """Per row of ``open_`` (copies x entries, a boolean mask of usable entries), the
+        nodes reachable from ``sources[j]`` in that copy: one search from a super node joined
+        to every copy's source, on disjoint copies of the network."""
+        n, copies = self.num_nodes, open_.shape[0]
+        copy, entry = np.nonzero(open_)
+        row = np.r_[self.entry_row[entry] + copy * n, np.full(copies, copies * n)]
+        col = np.r_[self.indices[entry] + copy * n, np.asarray(sources) + np.arange(copies) * n]
+        arcs = sp.csr_matrix((np.ones(row.size), (row, col)),
+                             shape=(copies * n + 1, copies * n + 1))
+        reachable = np.zeros(copies * n + 1, dtype=bool)
+        reachable[breadth_first_order(arcs, copies * n, directed=True,
                                       return_predecessors=False)] = True
-        return reachable
+        return reachable[:-1].reshape(copies, n)
 
 
 class _FlowBatch:
@@ -414,6 +418,10 @@ class CapacityOracle:
         sink = np.where(upper, net.tail[cells], net.head[cells])
         entry_flow, value = _FlowBatch(support, len(jobs)).solve(entry_units, source, sink)
         self.num_flow_solves += len(jobs)
+        # the source sides of the minimum cuts, found for every copy at once when the first
+        # cut is asked for (only refuted requirements ask)
+        source_sides = functools.cache(lambda: support.reach(entry_units - entry_flow > 0,
+                                                             source))
         for j, (k, side) in enumerate(jobs):
             level_of = functools.partial(self._flow_level, support, entry_flow[j], units[j],
                                          entry_units[j], grow[j], shrink[j], scale[j])
@@ -427,8 +435,7 @@ class CapacityOracle:
                 found[k][side] = _Side(own, level_of, _given(g))
             else:
                 found[k][side] = _Side(attained, level_of, functools.partial(
-                    self._cut_capacity, support, entry_units[j], entry_flow[j],
-                    int(source[j]), full[j], int(p[j])))
+                    self._cut_capacity, source_sides, j, full[j], int(p[j])))
 
     def _flow_level(self, support: _Support, entry_flow, units, entry_units, grow, shrink,
                     scale: float) -> np.ndarray:
@@ -443,12 +450,12 @@ class CapacityOracle:
         moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
         return _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
 
-    def _cut_capacity(self, support: _Support, entry_units, entry_flow, source: int,
+    def _cut_capacity(self, source_sides: Callable[[], np.ndarray], j: int,
                       full: np.ndarray, p: int) -> np.ndarray:
-        """The capacity vector of the minimum cut of a maximum flow: the (capped) rooms of
-        all arcs (of any ``y``) leaving the source side, ``p`` excluded. The source side is
-        what the residual graph reaches from ``source``."""
-        reachable = support.reach(entry_units - entry_flow > 0, source)
+        """The capacity vector of the minimum cut of copy ``j``'s maximum flow: the (capped)
+        rooms of all arcs (of any ``y``) leaving its source side, ``p`` excluded. The source
+        side is what the residual graph reaches from the copy's source."""
+        reachable = source_sides()[j]
         leaving = reachable[self._arc_from] & ~reachable[self._arc_to]
         g = np.bincount(self._arc_cell[leaving], weights=full[leaving], minlength=self.num_free)
         g[p] = 0.0
