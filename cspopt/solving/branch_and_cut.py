@@ -26,7 +26,8 @@ uses). The dual bound and the incumbent are reported as they move (``progress``)
 Complexity per separation: one maximum flow per protected cell and side not settled by a
 remembered proof, all in one scipy call on the network of the cells with ``y > 0`` (2-D
 tables), or one warm-started LP per cell and side (any linear table). SCIP separates up to
-five rounds at a node without a better LP value before it branches.
+five rounds at a node without a better LP value before it branches, and checks only the
+solutions that would improve its incumbent (a check costs attacker problems).
 """
 
 from __future__ import annotations
