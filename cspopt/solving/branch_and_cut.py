@@ -177,6 +177,11 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         return oracle.prune(y, order, min(time.perf_counter() + _PRUNE_SHARE * time_limit,
                                           until))
 
+    def phase_end(start: float, share: float) -> float | None:
+        """The end of a phase that begins at ``start`` and may use ``share`` of the time
+        limit, never past the search's deadline."""
+        return deadline if time_limit is None else min(deadline, start + share * time_limit)
+
     def offer(phase: str, y, order, until) -> bool:
         """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell."""
         if not oracle.separate(y, decide=True)[0]:
@@ -208,17 +213,15 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # the root loop stops at half the time limit, so that the incumbent phases below run
     # where it does not converge; SCIP's own root goes on separating (hier13 at 300 s: bound
     # 425,407 -> 534,420, pattern 9,973,810 -> 9,151,402; docs/bench/history.md)
-    root_deadline = deadline if time_limit is None else min(
-        deadline, started + _ROOT_SHARE * time_limit)
-    root_bound, root_y, root_cuts, converged = capacity_lp(inst, oracle, deadline=root_deadline)
+    root_bound, root_y, root_cuts, converged = capacity_lp(
+        inst, oracle, deadline=phase_end(started, _ROOT_SHARE))
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=root_bound)
     lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
     if ny:  # the master's point, rounded up, often protects even before convergence
         offer("rounding", (root_y > 1e-9).astype(float), lp_order, deadline)
     if ny and inst.protected.size and best["upper"] > best["lower"] + 1e-9:
-        until = deadline if time_limit is None else min(
-            deadline, time.perf_counter() + HEURISTIC_SHARE * time_limit)
+        until = phase_end(time.perf_counter(), HEURISTIC_SHARE)
         guided = lp_guided_attacker(inst, root_y, deadline=until)
         if guided is not None:
             offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided).astype(float),
@@ -231,10 +234,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     if (neighbourhood and oracle.network is None and best["y"] is not None
             and best["upper"] > best["lower"] + 1e-9):
         t0 = time.perf_counter()
-        until = deadline if time_limit is None else min(
-            deadline, t0 + _NEIGHBOURHOOD_SHARE * time_limit)
         local = _search_neighbourhood(inst, root_y, best["y"], lower_bound=best["lower"],
-                                      until=until)
+                                      until=phase_end(t0, _NEIGHBOURHOOD_SHARE))
         if local is not None:
             offer("neighbourhood", local, lp_order, deadline)
         timings["neighbourhood"] = time.perf_counter() - t0
@@ -268,13 +269,13 @@ def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, incumbent:
     result is over ``inst.candidates``, or None when nothing was found or no time is left.
     """
     used = root_y > 1e-9
-    keep = used | (incumbent > 0.5)
-    start = incumbent
-    if keep.sum() > _NEIGHBOURHOOD_CELLS * keep.size:
-        keep, start = used, None
+    for keep, start in ((used | (incumbent > 0.5), incumbent), (used, None)):
+        if keep.sum() <= _NEIGHBOURHOOD_CELLS * keep.size:
+            break
+    else:  # even the LP's support is most of the table: no smaller problem to solve
+        return None
     remaining = None if until is None else until - time.perf_counter()
-    if keep.sum() > _NEIGHBOURHOOD_CELLS * keep.size or (remaining is not None
-                                                         and remaining <= 0):
+    if remaining is not None and remaining <= 0:
         return None
     table = inst.table
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
