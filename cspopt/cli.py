@@ -150,7 +150,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
                    route=args.route, relax=args.relax, separation=args.separation,
-                   candidate_sets=args.candidate_sets)
+                   candidate_sets=args.candidate_sets, clean=args.clean, certify=args.certify)
     _refuse(table, args, method, options)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
@@ -286,13 +286,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
-    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut"],
+    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
                         "compact model (--solver); interval protection: auto = "
                         "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
-                        "(HiGHS)")
+                        "(HiGHS), castro = Castro's (2007) shortest-paths heuristic (2-D "
+                        "tables, one hierarchical dimension allowed)")
+    p.add_argument("--clean", action="store_true",
+                   help="heuristics: delete-and-check clean-up of the pattern")
+    p.add_argument("--certify", action="store_true",
+                   help="heuristics: add cspopt's capacity LP bound (a certified gap)")
     p.add_argument("--separation", choices=["auto", "network", "lp"],
                    default=_DEFAULT["separation"],
                    help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "

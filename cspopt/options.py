@@ -25,6 +25,7 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
+_HEURISTICS = frozenset({"castro"})
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,11 @@ OPTIONS: dict[str, Option] = {
                              "the interval branch-and-cut (method='auto' or "
                              "'branch-and-cut')",
                              "separate only for Serpell et al.'s (2013) candidate primaries"),
+    "clean": Option(False, _INTERVAL, _HEURISTICS, "the heuristics (method='castro')",
+                    "delete-and-check clean-up of the heuristic's pattern (Almeida, Schütz & "
+                    "Carvalho 2008 §5)"),
+    "certify": Option(False, _INTERVAL, _HEURISTICS, "the heuristics (method='castro')",
+                      "add cspopt's capacity LP bound, so that the gap is certified"),
 }
 
 #: instance options of interval protection, passed as ``**options``

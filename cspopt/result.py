@@ -23,6 +23,9 @@ class TerminationCondition(enum.StrEnum):
     infeasible = "infeasible"  #: no pattern protects the table
     interrupted = "interrupted"
     error = "error"
+    finished = "finished"  #: a heuristic ran to its end: a pattern, no search for a proof
+    #: a heuristic could not protect some cell by its own rules (``message`` names them)
+    method_failed = "method_failed"
 
 
 class SolutionStatus(enum.StrEnum):
@@ -102,6 +105,9 @@ class SolveResult:
         here), plus method-specific keys (``phase``, ``ms``, ``step``, ...).
     audit : AuditResult or None
         The independent audit of the returned pattern.
+    message : str
+        What a method reports beyond its statuses: the cells a heuristic could not protect,
+        or the repair its pattern needed (``""`` if nothing).
     multipliers : cspopt.bounds.Multipliers or None
         What the Lagrangian leaves for warm-starting the next call (pass it as
         ``multipliers=``): ``bound``, the multipliers (protected cells x candidate cells)
@@ -126,6 +132,7 @@ class SolveResult:
     history: tuple[dict, ...] = ()
     audit: Any = None
     multipliers: Any = field(default=None, repr=False)
+    message: str = ""
 
     def __post_init__(self):
         # the one place where statuses are made consistent, whichever method built the result:
@@ -164,7 +171,7 @@ class SolveResult:
               audit: Any = None, bound_only: bool = False, proof: str = "",
               unsafe=(), safe=(), timings: Mapping[str, float] | None = None,
               model_size: Mapping[str, int] | None = None, history=(),
-              multipliers: Any = None) -> SolveResult:
+              multipliers: Any = None, message: str = "") -> SolveResult:
         """The one way every method makes its result, from what it found.
 
         ``suppressed`` is the pattern (``None``: no pattern), ``objective`` its cost and
@@ -195,7 +202,8 @@ class SolveResult:
                         else math.nan if bound_only else math.inf),
                    proven_optimal=False, proof=proof, model=model, unsafe=unsafe, safe=safe,
                    timings=dict(timings or {}), model_size=dict(model_size or {}),
-                   history=tuple(history), audit=audit, multipliers=multipliers)
+                   history=tuple(history), audit=audit, multipliers=multipliers,
+                   message=message)
 
     def to_dict(self) -> dict[str, Any]:
         def num(x: float):
@@ -214,6 +222,7 @@ class SolveResult:
                         for h in self.history],
             "audit": None if self.audit is None else {
                 "protected": self.audit.protected, "exposed": list(self.audit.exposed)},
+            "message": self.message,
         }
 
     def summary(self) -> str:
@@ -235,5 +244,7 @@ class SolveResult:
             lines.append("  suppressed: " + " ".join(map(str, self.suppressed)))
         if self.audit is not None:
             lines.append(f"  audit: {'protected' if self.audit.protected else 'EXPOSED'}")
+        if self.message:
+            lines.append(f"  {self.message}")
         lines.append("  time " + ", ".join(f"{k} {v:.3f} s" for k, v in self.timings.items()))
         return "\n".join(lines)

@@ -28,6 +28,7 @@ from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.solving.cutset import solve_cutset
 from cspopt.solving.exact_mip import choose_model, solve_exact
 from cspopt.solving.exact_pipeline import DUALS, pattern_of, run_pipeline
+from cspopt.solving.heuristic import HEURISTICS, solve_heuristic
 from cspopt.solving.interval_mip import solve_interval
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
@@ -36,7 +37,7 @@ __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_
 
 #: the methods of :func:`solve` per protection
 METHODS = {"exact": ("auto", "lagrangian", "mip", "branch-and-cut"),
-           "interval": ("auto", "branch-and-cut", "mip")}
+           "interval": ("auto", "branch-and-cut", "mip", *HEURISTICS)}
 #: the methods of :func:`bound` per protection
 BOUND_METHODS = {"exact": ("auto", "lagrangian", "lp", "mip"),
                  "interval": ("auto", "capacity", "lp", "mip")}
@@ -87,6 +88,8 @@ def solve(
     relax: bool = OPTIONS["relax"].default,
     separation: str = OPTIONS["separation"].default,
     candidate_sets: bool = OPTIONS["candidate_sets"].default,
+    clean: bool = OPTIONS["clean"].default,
+    certify: bool = OPTIONS["certify"].default,
     instance=None,
     **options,
 ) -> SolveResult:
@@ -156,10 +159,16 @@ def solve(
     refuse_inapplicable(dict(options, model=model, dual=dual, max_iterations=max_iterations,
                              multipliers=multipliers, solver=solver, threads=threads,
                              route=route, relax=relax, separation=separation,
-                             candidate_sets=candidate_sets, instance=instance),
+                             candidate_sets=candidate_sets, clean=clean, certify=certify,
+                             instance=instance),
                         protection=protection, method=method)
     if protection == "interval":
         options = _interval_instance_options(table, options)
+        if method in HEURISTICS:
+            if start is not None:
+                raise InputError(f"method {method!r} takes no start pattern")
+            return solve_heuristic(table, method=method, time_limit=time_limit, clean=clean,
+                                   certify=certify, **options)
         if method == "mip":
             return solve_interval(table, relax=relax, route=route, time_limit=time_limit,
                                   gap=gap, verbose=verbose, mip_start=start, **options)

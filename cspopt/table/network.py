@@ -20,10 +20,12 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from cspopt.errors import NotNetworkError
 
-__all__ = ["TableNetwork", "BipartiteGraph", "table_network", "bipartite_graph"]
+__all__ = ["TableNetwork", "BipartiteGraph", "table_network", "reduced_network",
+           "bipartite_graph"]
 
 
 @dataclass(frozen=True)
@@ -90,20 +92,99 @@ def table_network(table) -> TableNetwork:
         If a cell is in no relation or in more than two, has a coefficient other than ``±1``,
         or no signing of the relations exists (e.g. hierarchical or 3-D tables).
     """
-    return _build_network(table)
+    return _network_of(table.relation_matrix, table.describe)
 
 
-def _build_network(table) -> TableNetwork:
-    num_rel = table.num_relations
-    csc = table.relation_matrix.tocsc()
+def reduced_network(table) -> tuple[TableNetwork, np.ndarray]:
+    """A network form of ``table`` after dropping relations the others imply.
+
+    A 2-D table with one hierarchical dimension is a network once the row relation of each
+    subtotal row is dropped: it is the sum of its children's row relations and the
+    hierarchy's relations (Castro 2007 Fig. 5 replaces that row's node by the subtable's
+    network). Greedily, while some cell is in more than two relations, the relation whose
+    cells lie in the most relations is dropped; the network of the rest must then imply every
+    dropped relation (each is a potential difference on it), so completions, and hence every
+    attacker problem, are those of the table. Returns the network (nodes: the relations
+    kept, in order, then the ground) and the indices of the relations kept.
+
+    Complexity ``O(cells x dropped)``.
+
+    Raises
+    ------
+    NotNetworkError
+        If no such network is found (e.g. 3-D tables, two hierarchical dimensions).
+    """
+    try:
+        return table_network(table), np.arange(table.num_relations)
+    except NotNetworkError:
+        pass
+    csr = table.relation_matrix.tocsr(copy=True)
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    csc = csr.tocsc()
+    counts = np.diff(csc.indptr).astype(np.int64)
+    kept = np.ones(csr.shape[0], dtype=bool)
+    while np.any(counts > 2):
+        crowded = np.flatnonzero(counts > 2)
+        rows = np.unique(csc[:, crowded].indices)
+        rows = rows[kept[rows]]
+        load = np.array([counts[csr.indices[csr.indptr[r]:csr.indptr[r + 1]]].mean()
+                         for r in rows.tolist()])
+        worst = int(rows[np.argmax(load)])
+        kept[worst] = False
+        counts[csr.indices[csr.indptr[worst]:csr.indptr[worst + 1]]] -= 1
+    index = np.flatnonzero(kept)
+    net = _network_of(csr[index], table.describe)
+    dropped = csr[~kept]
+    if dropped.shape[0] and not _implied(net, dropped):
+        raise NotNetworkError("not a network table: no relations could be dropped so that "
+                              "the rest form a network implying them")
+    return net, index
+
+
+def _implied(net: TableNetwork, rows: sp.csr_matrix) -> bool:
+    """Does every row ``v`` of ``rows`` (over cells) lie in the row space of the network's
+    incidence matrix, i.e. ``v_c = pi[tail_c] - pi[head_c]`` for node potentials ``pi`` with
+    ``pi[ground] = 0``? Potentials are set along a breadth-first spanning forest."""
+    values = rows.T.tocsr().toarray()  # cells x rows
+    pi = np.zeros((net.num_nodes, values.shape[1]))
+    done = np.zeros(net.num_nodes, dtype=bool)
+    incident: list[list[int]] = [[] for _ in range(net.num_nodes)]
+    for c, (u, v) in enumerate(zip(net.tail.tolist(), net.head.tolist())):
+        incident[u].append(c)
+        incident[v].append(c)
+    roots = ([net.ground] if net.ground is not None else []) + list(range(net.num_nodes))
+    for root in roots:
+        if done[root]:
+            continue
+        done[root] = True
+        queue = deque([root])
+        while queue:
+            u = queue.popleft()
+            for c in incident[u]:
+                t, h = int(net.tail[c]), int(net.head[c])
+                if t == u and not done[h]:
+                    pi[h], done[h] = pi[t] - values[c], True
+                    queue.append(h)
+                elif h == u and not done[t]:
+                    pi[t], done[t] = pi[h] + values[c], True
+                    queue.append(t)
+    residual = pi[net.tail] - pi[net.head] - values
+    return bool(np.all(np.abs(residual) <= 1e-9))
+
+
+def _network_of(matrix: sp.csr_matrix, describe) -> TableNetwork:
+    """:func:`table_network` on the relations ``matrix`` (relations x cells)."""
+    num_rel = matrix.shape[0]
+    csc = matrix.tocsc()
     csc.sort_indices()
     counts = np.diff(csc.indptr)
     for c in np.flatnonzero((counts == 0) | (counts > 2)):
-        raise NotNetworkError(f"not a network table: {table.describe(c)} is in {counts[c]} "
+        raise NotNetworkError(f"not a network table: {describe(c)} is in {counts[c]} "
                               "relations (a network table has every cell in one or two)")
     if np.any(np.abs(csc.data) != 1.0):
         c = int(np.searchsorted(csc.indptr, np.argmax(np.abs(csc.data) != 1.0), side="right") - 1)
-        raise NotNetworkError(f"not a network table: {table.describe(c)} has a coefficient "
+        raise NotNetworkError(f"not a network table: {describe(c)} has a coefficient "
                               "other than +1/-1")
     first = csc.indices[csc.indptr[:-1]]
     first_coef = csc.data[csc.indptr[:-1]]

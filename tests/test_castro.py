@@ -1,0 +1,140 @@
+"""Castro's (2007) shortest-paths heuristic and the network view of 1H2D tables it runs on.
+
+Results are checked as proofs: every pattern passes the interval audit, no pattern is
+cheaper than the brute-force optimum, failures name the cell, and the reduced network of a
+hierarchical table has exactly the table's completions.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from oracles import brute_force
+from test_executable import run
+
+import cspopt
+from cspopt.audit import audit
+from cspopt.errors import InputError, NotNetworkError
+from cspopt.heuristics import castro_heuristic
+from cspopt.io import write_jj
+from cspopt.models.interval import build_interval_instance
+from cspopt.table import Table
+from cspopt.table import generators as g
+from cspopt.table.network import reduced_network
+
+
+def _rank(matrix) -> int:
+    return int(np.linalg.matrix_rank(matrix.toarray()))
+
+
+@pytest.mark.parametrize("groups", [2, 4])
+def test_reduced_network_of_a_hierarchical_table_keeps_its_completions(groups):
+    table = g.hierarchical_2d(12, 5, seed=3, groups=groups)
+    with pytest.raises(NotNetworkError):
+        table.network()
+    net, kept = reduced_network(table)
+    matrix = table.relation_matrix
+    assert kept.size < table.num_relations
+    # same row space: the dropped relations are implied, so the completions are the same
+    assert _rank(matrix[kept]) == _rank(matrix)
+    # every cell is an arc between two of the kept relations (or the ground)
+    assert net.tail.size == table.num_cells and np.all(net.tail != net.head)
+
+
+def test_reduced_network_refuses_a_three_dimensional_table():
+    values = np.arange(1, 9, dtype=float).reshape(2, 2, 2)
+    cube = Table.from_array(values[:, :, 0], sensitive=[[1, 0], [0, 0]])
+    assert reduced_network(cube)[1].size == cube.num_relations  # 2-D: nothing dropped
+    table = _cube()
+    with pytest.raises(NotNetworkError, match="implying"):
+        reduced_network(table)
+
+
+def _cube() -> Table:
+    from test_fuzz import _cube_table
+
+    values = np.arange(1, 9, dtype=float).reshape(2, 2, 2)
+    sensitive = np.zeros((2, 2, 2), bool)
+    sensitive[0, 0, 0] = True
+    return _cube_table(values, sensitive, "value", 0.25, 1.0)
+
+
+@pytest.mark.parametrize("table", [
+    g.gensup_class1(30, 30, seed=1), g.gensup_class2(20, 20, seed=3),
+    g.smith_factors(20, 20, seed=2, sensitive=0.1), g.hierarchical_2d(30, 8, seed=2),
+], ids=["gensup1", "gensup2", "smith", "hier"])
+@pytest.mark.parametrize("clean", [False, True])
+def test_patterns_pass_the_audit_and_the_clean_up_only_removes(table, clean):
+    result = cspopt.solve(table, method="castro", clean=clean)
+    assert result.status == "feasible" and result.termination == "finished"
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.objective == pytest.approx(table.costs[list(result.suppressed)].sum())
+    if clean:
+        raw = cspopt.solve(table, method="castro")
+        assert set(result.suppressed) <= set(raw.suppressed)
+
+
+def test_certify_gives_a_valid_bound_below_the_optimum():
+    table = g.gensup_class1(20, 20, seed=2)
+    optimum = cspopt.solve(table).objective
+    heuristic = cspopt.solve(table, method="castro", certify=True)
+    assert 0 < heuristic.lower_bound <= optimum + 1e-9 <= heuristic.objective + 1e-9
+    assert heuristic.gap == pytest.approx(1 - heuristic.lower_bound / heuristic.objective)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_never_below_brute_force_on_tiny_tables(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 20, size=(2, 3)).astype(float)
+    sensitive = rng.random((2, 3)) < 0.3
+    sensitive[seed % 2, seed % 3] = True
+    table = Table.from_array(values, sensitive=sensitive, lower_protection=0.3 * values,
+                             upper_protection=0.3 * values, apriori_upper=values.sum() * 4)
+    result = cspopt.solve(table, method="castro")
+    if result.termination == "method_failed":
+        assert result.message and not result.suppressed
+        return
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.objective >= brute_force(table, "interval") - 1e-9
+
+
+def test_a_failure_names_the_cell_and_carries_no_pattern():
+    # the grand total's lower protection needs cycles that share cells; Castro's disjoint
+    # cycles (the TT list of his Fig. 6) cannot reach it
+    table = g.gensup_class2(5, 5, seed=16)
+    result = cspopt.solve(table, method="castro")
+    assert result.termination == "method_failed" and result.status == "none"
+    assert result.suppressed == () and "('Total', 'Total') (lower protection)" in result.message
+    assert cspopt.solve(table).status == "optimal"  # the table itself has a safe pattern
+
+
+def test_paths_stop_at_the_deadline_and_the_solve_still_returns_a_safe_pattern():
+    table = g.gensup_class1(40, 40, seed=1)
+    inst = build_interval_instance(table)
+    assert castro_heuristic(inst, deadline=0.0).stopped
+    result = cspopt.solve(table, method="castro", time_limit=1e-6)
+    assert result.status == "feasible" and "stopped at the time limit" in result.message
+    assert audit(table, result.suppressed, requirement="interval").protected
+
+
+def test_tables_without_a_network_get_a_typed_error():
+    with pytest.raises(InputError, match="2-D table"):
+        cspopt.solve(_cube(), method="castro")
+
+
+def test_castro_options_are_refused_elsewhere():
+    table = g.gensup_class1(10, 10, seed=1)
+    with pytest.raises(InputError, match="clean"):
+        cspopt.solve(table, clean=True)
+    with pytest.raises(InputError, match="castro"):
+        cspopt.solve(table, method="castro", start=[0])
+
+
+def test_cli_prints_one_json_document(tmp_path):
+    path = tmp_path / "hier.jj"
+    write_jj(g.hierarchical_2d(20, 10, seed=1), path)
+    done = run("solve", str(path), "--method", "castro", "--clean", "--certify", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "feasible" and result["audit"]["protected"]
+    assert 0 < result["lower_bound"] <= result["objective"]
