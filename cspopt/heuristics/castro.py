@@ -20,12 +20,10 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
 
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.models.interval.instance import IntervalInstance
-from cspopt.table.network import TableNetwork, reduced_network
+from cspopt.table.network import ArcGraph, TableNetwork, reduced_network
 
 __all__ = ["castro_heuristic", "PathsOutcome"]
 
@@ -54,9 +52,10 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
 
     For each protected cell ``p`` with ``x_p^+ = (s, t)`` and each of its levels
     ``* in {lpl, upl}``, while the credited level ``C*_p < *_p``: set the arc costs, find
-    the shortest path ``SP`` from ``t`` to ``s`` (Dijkstra, :func:`scipy.sparse.csgraph.
-    dijkstra`) avoiding ``p`` and the cells of the earlier paths for this level (so the
-    cycles are disjoint and their moves add up), suppress its cells, and credit
+    the shortest path ``SP`` from ``t`` to ``s`` (Dijkstra,
+    :class:`~cspopt.table.network.ArcGraph`) avoiding ``p`` and the cells of the earlier
+    paths for this level (so the cycles are disjoint and their moves add up), suppress its
+    cells, and credit
     ``gamma^+ = min(room_p^down, room_i^down : x_i^+ in SP, room_i^up : x_i^- in SP)`` to the
     lower and ``gamma^-`` (the other direction) to the upper level of ``p`` and, by what the
     cycle moves them, of every sensitive cell on it (eq. 5, lines 6-13). Rooms are
@@ -81,14 +80,9 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     nf = free.size
     tail, head = network.tail[free], network.head[free]
     # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it
-    arc_from, arc_to = np.r_[tail, head], np.r_[head, tail]
-    order = np.lexsort((arc_to, arc_from))  # CSR order; costs are permuted once per path
-    arc_cell = np.r_[np.arange(nf), np.arange(nf)][order]
-    arc_up = np.r_[np.ones(nf, bool), np.zeros(nf, bool)][order]
-    indptr = np.r_[0, np.cumsum(np.bincount(arc_from, minlength=network.num_nodes))]
-    indices = arc_to[order]
-    graph = sp.csr_matrix((np.ones(2 * nf), indices, indptr),
-                          shape=(network.num_nodes, network.num_nodes))
+    graph = ArcGraph(np.r_[tail, head], np.r_[head, tail], network.num_nodes)
+    arc_cell = np.r_[np.arange(nf), np.arange(nf)]
+    arc_up = np.r_[np.ones(nf, bool), np.zeros(nf, bool)]
     a = table.values[free]
     down = a - table.apriori_lower[free]
     up = table.apriori_upper[free] - a
@@ -114,6 +108,7 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     lpl, upl = table.lower_protection[inst.protected], table.upper_protection[inst.protected]
     outcome = PathsOutcome(np.zeros(inst.candidates.size))
     for k, p in enumerate(position.tolist()):
+        s, t = int(tail[p]), int(head[p])  # x_p^+ = (s, t): paths run from t back to s
         for side, need in (("down", lpl[k]), ("up", upl[k])):
             used = np.zeros(nf, dtype=bool)  # TT of Fig. 6: this level's earlier paths
             used[p] = True
@@ -127,16 +122,14 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
                 cls = np.where(in_pattern[arc_cell], 0, 1) + np.where(big, 0, 2)
                 cost = scale ** cls * (1.0 + relative[arc_cell])
                 cost[used[arc_cell] | (room[side] <= 0)] = blocked_cost
-                graph.data = cost
-                s, t = int(network.tail[free[p]]), int(network.head[free[p]])
-                dist, pred = dijkstra(graph, indices=t, return_predecessors=True)
+                dist, pred = graph.search(cost, t)
                 outcome.num_paths += 1
                 if not dist[s] < blocked_cost:
                     outcome.failed.append((int(free[p]), "lower" if side == "down" else "upper"))
                     break
-                arcs = _path_arcs(graph, pred, t, s)
+                arcs = np.array(graph.path(pred, cost, t, s), dtype=np.int64)
                 cells = arc_cell[arcs]
-                gamma = {d: min(float(room[d][arcs].min()), float((down if d == "down" else up)[p]))
+                gamma = {d: min(float(room[d][arcs].min()), float(own_room[d][k]))
                          for d in ("down", "up")}
                 credit[side][k] = min(credit[side][k] + gamma[side], own_room[side][k])
                 cycle = np.r_[cells, p]
@@ -153,21 +146,6 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
                 in_pattern[cells] = True
                 used[cells] = True
     return _finish(inst, in_pattern, outcome)
-
-
-def _path_arcs(graph: sp.csr_matrix, pred: np.ndarray, source: int, target: int) -> np.ndarray:
-    """The arcs (CSR positions) of the shortest path to ``target``: between consecutive
-    nodes, the cheapest of any parallel arcs (the one Dijkstra relaxed)."""
-    arcs = []
-    node = target
-    while node != source:
-        prev = int(pred[node])
-        lo, hi = graph.indptr[prev], graph.indptr[prev + 1]
-        lo = lo + int(np.searchsorted(graph.indices[lo:hi], node, side="left"))
-        hi = lo + int(np.searchsorted(graph.indices[lo:hi], node, side="right"))
-        arcs.append(lo + int(np.argmin(graph.data[lo:hi])))
-        node = prev
-    return np.array(arcs[::-1], dtype=np.int64)
 
 
 def _finish(inst: IntervalInstance, in_pattern: np.ndarray, outcome: PathsOutcome

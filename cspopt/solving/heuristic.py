@@ -20,6 +20,7 @@ import numpy as np
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.heuristics import castro_heuristic, incremental_attacker
 from cspopt.models.interval import CapacityOracle, build_interval_instance
+from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
@@ -65,7 +66,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     exposed = inst.protected[~oracle.protected_cells(y)]
     if exposed.size:  # stopped by the deadline, or sliding protection (not the paper's)
         completed = incremental_attacker(inst, suppressed=inst.candidates[y > 0.5])
-        y = np.isin(inst.candidates, completed).astype(float)
+        y = candidate_mask(table, inst.candidates, completed).astype(float)
         message = (f"{'stopped at the time limit; ' if found.stopped else ''}completed by "
                    "the incremental attacker for "
                    + ", ".join(table.describe(c) for c in exposed.tolist()))
@@ -77,7 +78,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     lower = 0.0
     if certify:
         t0 = time.perf_counter()
-        bound = capacity_lp(inst, CapacityOracle(inst), deadline=deadline)[0]
+        bound = capacity_lp(inst, oracle, deadline=deadline)[0]
         lower = integral_bound(bound, weights_y)
         timings["bound"] = time.perf_counter() - t0
     suppressed = tuple(int(c) for c in inst.candidates[y > 0.5])

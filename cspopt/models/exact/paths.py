@@ -7,7 +7,7 @@ protected cell on one CSR structure; the Lagrangian subproblems (:mod:`cspopt.bo
 the path heuristics (:mod:`cspopt.heuristics.path`) are built on it.
 
 Complexity: one :func:`scipy.sparse.csgraph.dijkstra` call per path, costs refilled in CSR
-order.
+order (:class:`cspopt.table.network.ArcGraph`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
 
 from cspopt.models.exact.instance import ExactInstance
+from cspopt.table.network import ArcGraph
 
 __all__ = ["PathOracle"]
 
@@ -30,26 +29,14 @@ _TIE_BREAK = 1e-9
 class PathOracle:
     """Shortest paths on the instance's arcs, one CSR structure for every protected cell.
 
-    Parallel arcs (same end nodes) are collapsed to the cheapest one per call. A cell's own
-    arcs and the arcs the ``tau`` threshold removes cost ``inf`` in its paths.
+    Parallel arcs (same end nodes) are collapsed to the cheapest one per call
+    (:class:`~cspopt.table.network.ArcGraph`). A cell's own arcs and the arcs the ``tau``
+    threshold removes cost ``inf`` in its paths.
     """
 
     def __init__(self, inst: ExactInstance):
         self.inst = inst
-        order = np.lexsort((inst.arc_head, inst.arc_tail))
-        tail, head = inst.arc_tail[order], inst.arc_head[order]
-        pairs = tail * inst.num_nodes + head
-        starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
-        self.order = order
-        self.starts = starts
-        self.parallel = starts.size != order.size
-        self.graph = sp.csr_matrix(
-            (np.zeros(starts.size), head[starts], np.searchsorted(
-                tail[starts], np.arange(inst.num_nodes + 1))),
-            shape=(inst.num_nodes, inst.num_nodes))
-        self.group = {(u, v): order[s:e] for u, v, s, e in zip(
-            tail[starts].tolist(), head[starts].tolist(), starts.tolist(),
-            np.r_[starts[1:], order.size].tolist())}
+        self.arcs = ArcGraph(inst.arc_tail, inst.arc_head, inst.num_nodes)
         self.arc_x = inst.x_index[inst.arc_cell]  # -1 on sensitive cells' arcs
         self.own = [np.flatnonzero(inst.arc_cell == k) for k in inst.protected_cells]
         self.blocked = ~inst.path_arc_mask
@@ -72,30 +59,17 @@ class PathOracle:
         """
         cost = arc_cost.copy()
         cost[self.own[position]] = np.inf
-        sorted_cost = cost[self.order]
-        self.graph.data = (np.minimum.reduceat(sorted_cost, self.starts) if self.parallel
-                           else sorted_cost)
         source, sink = self.inst.source_sink(position, up)
-        dist, pred = dijkstra(self.graph, directed=True, indices=source,
-                              return_predecessors=True)
+        dist, pred = self.arcs.search(cost, source)
         if pool is not None:
             pool.add_levels(position, up, dist, cost)
         if not np.isfinite(dist[sink]):
             return math.inf, []
-        arcs, v = [], sink
-        while v != source:
-            u = int(pred[v])
-            group = self.group[(u, v)]
-            arcs.append(int(group[np.argmin(cost[group])]))
-            v = u
-        return float(dist[sink]), arcs[::-1]
+        return float(dist[sink]), self.arcs.path(pred, cost, source, sink)
 
     def distances(self, arc_cost: np.ndarray, source: int, *, limit: float = np.inf):
         """Shortest distances from ``source`` (``inf`` beyond ``limit``)."""
-        sorted_cost = arc_cost[self.order]
-        self.graph.data = (np.minimum.reduceat(sorted_cost, self.starts) if self.parallel
-                           else sorted_cost)
-        return dijkstra(self.graph, directed=True, indices=source, limit=limit)
+        return self.arcs.search(arc_cost, source, limit=limit, predecessors=False)
 
     def best(self, position: int, arc_cost: np.ndarray, pool=None):
         """The shorter of the modelled paths: (P) one path, (P_N) ``K_2`` either direction."""
