@@ -82,7 +82,8 @@ OPTIONS: dict[str, Option] = {
                     "solve the compact model's LP relaxation (a bound, no pattern)"),
     "separation": Option("auto", _INTERVAL, _BRANCH_AND_CUT,
                          "the interval branch-and-cut (method='auto' or 'branch-and-cut')",
-                         "capacity cuts from minimum cuts ('network', 2-D tables) or "
+                         "capacity cuts from minimum cuts ('network', 2-D tables, one dimension "
+                         "may be hierarchical) or "
                          "attacker LPs ('lp', any table)"),
     "candidate_sets": Option(False, _INTERVAL, _BRANCH_AND_CUT,
                              "the interval branch-and-cut (method='auto' or "

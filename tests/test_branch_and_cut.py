@@ -30,17 +30,20 @@ def test_ex1_and_pp_shadow_optima(separation):
     result = solve_branch_and_cut(ex1, separation=separation)
     assert result.suppressed == (4, 10, 11) and result.objective == 1950
     assert result.proven_optimal and result.audit.protected and result.lower_bound == 1950
-    if separation == "lp":  # hierarchical: not a network
-        pp = read_table(INSTANCES / "pp_shadow.jj")
-        result = solve_branch_and_cut(pp, separation="lp")
-        assert result.objective == 621 and result.proven_optimal and result.audit.protected
+    # hierarchical rows: a network once the subtotal rows' relations are dropped
+    pp = read_table(INSTANCES / "pp_shadow.jj")
+    result = solve_branch_and_cut(pp, separation=separation)
+    assert result.objective == 621 and result.proven_optimal and result.audit.protected
+    assert result.method.endswith(separation)
+    if separation == "lp":
         assert solve_branch_and_cut(pp, weights="value").objective == 521926
 
 
 def test_network_separation_refuses_non_network_tables():
-    pp = read_table(INSTANCES / "pp_shadow.jj")
+    from test_castro import _cube
+
     with pytest.raises(InputError, match="network"):
-        solve_branch_and_cut(pp, separation="network")
+        solve_branch_and_cut(_cube(), separation="network")
 
 
 def _all_patterns_judged(table, rng):

@@ -50,7 +50,8 @@ def interval_cases(*, quick: bool = False, instances: Sequence[str | Path] = ())
         cases += [("gensup2-60x40", g.gensup_class2(60, 40, seed=1)),
                   ("smith-30x30-s10", g.smith_factors(30, 30, seed=2, sensitive=0.10)),
                   ("smith-60x60-s02", g.smith_factors(60, 60, seed=2, sensitive=0.02)),
-                  ("hier-20x10", g.hierarchical_2d(20, 10, seed=1))]
+                  *((f"hier-{m}x{n}", g.hierarchical_2d(m, n, seed=1))
+                    for m, n in ((20, 10), (40, 20), (60, 30)))]
     return cases + [(Path(path).stem, read_table(path)) for path in instances]
 
 

@@ -19,7 +19,9 @@ LP bound. Sensitive cells (``y_i = 1``) move to the right-hand side ``b``, and f
 ``y`` the coefficients can be capped at ``b`` (a cell whose own capacity covers the requirement
 satisfies it alone).
 
-On network tables (2-D tables with margins) ``pi`` can be taken as the indicator of the
+On network tables (2-D tables with margins; with one hierarchical dimension, the network of
+the relations left once the implied subtotal-row relations are dropped, Castro 2007 Fig. 5,
+:func:`cspopt.table.network.reduced_network`) ``pi`` can be taken as the indicator of the
 source side ``S`` of a minimum cut: the attacker's problem is a maximum flow from the head of
 ``p`` back to its tail (seed 000 §2), arcs leaving ``S`` contribute ``M_i`` (cells that would
 increase) and arcs entering ``S`` contribute ``a_i - lb_i``. Flows are computed by
@@ -52,6 +54,7 @@ from cspopt.audit.judge import tolerance_for
 from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.models.interval.instance import IntervalInstance
+from cspopt.table.network import reduced_network
 
 __all__ = ["CapacityCut", "CapacityOracle", "cut_rows"]
 
@@ -316,11 +319,12 @@ class CapacityOracle:
         self.network = None
         if method == "network" or (method == "auto" and strengthen):
             try:
-                self.network = table.network()
+                self.network, _ = reduced_network(table)
             except NotNetworkError:
                 if method == "network":
                     raise InputError("method='network' needs a table whose relations form a "
-                                     "network (a 2-D table with margins)") from None
+                                     "network (a 2-D table with margins, one dimension of "
+                                     "which may be hierarchical)") from None
         if self.network is not None:
             net = self.network
             # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it
