@@ -286,14 +286,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
-    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro"],
+    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
+                                        "sp", "hypercube"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
                         "compact model (--solver); interval protection: auto = "
                         "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
-                        "(HiGHS), castro = Castro's (2007) shortest-paths heuristic (2-D "
-                        "tables, one hierarchical dimension allowed)")
+                        "(HiGHS), castro = Castro's (2007) shortest-paths heuristic, sp = "
+                        "the SP heuristic (2-D tables, one hierarchical dimension allowed), "
+                        "hypercube = the hypercube method (2-D tables)")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
     p.add_argument("--certify", action="store_true",
@@ -365,11 +367,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", parents=[verbose],
                        help="run a benchmark and write its results table")
-    p.add_argument("name", choices=["audit", "exact", "interval", "lagrangian"])
+    p.add_argument("name", choices=["audit", "exact", "heuristics", "interval", "lagrangian"])
     p.add_argument("--tables", type=int, default=10,
-                   help="tables per size (exact; lagrangian: per size and data set)")
+                   help="tables per size (exact; lagrangian: per size and data set; "
+                        "heuristics: per size and class)")
     p.add_argument("--time-limit", type=float, default=60.0,
-                   help="seconds per table (exact, interval)")
+                   help="seconds per table (exact, interval, heuristics)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
     p.add_argument("--min-cells", type=int, default=0,

@@ -25,7 +25,8 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro"})
+_HEURISTICS = frozenset({"castro", "sp", "hypercube"})
+_HEURISTIC_USERS = "the heuristics (method='castro', 'sp' or 'hypercube')"
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,10 @@ OPTIONS: dict[str, Option] = {
                              "the interval branch-and-cut (method='auto' or "
                              "'branch-and-cut')",
                              "separate only for Serpell et al.'s (2013) candidate primaries"),
-    "clean": Option(False, _INTERVAL, _HEURISTICS, "the heuristics (method='castro')",
+    "clean": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                     "delete-and-check clean-up of the heuristic's pattern (Almeida, Schütz & "
                     "Carvalho 2008 §5)"),
-    "certify": Option(False, _INTERVAL, _HEURISTICS, "the heuristics (method='castro')",
+    "certify": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified"),
 }
 

@@ -40,7 +40,7 @@ def test_ex1_and_pp_shadow_optima(separation):
 
 
 def test_network_separation_refuses_non_network_tables():
-    from test_castro import _cube
+    from test_heuristics import _cube
 
     with pytest.raises(InputError, match="network"):
         solve_branch_and_cut(_cube(), separation="network")

@@ -22,6 +22,7 @@ from oracles import brute_force
 import cspopt
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError
+from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import Table
 
 #: examples per property in the default run, and in the long benchmark run
@@ -163,13 +164,14 @@ def _check(table: Table, requirement: str) -> None:
 
 
 def _heuristics(table: Table) -> list:
-    """Castro's heuristic, raw and cleaned: a pattern, or a failure that names the cell; a
-    typed refusal on tables that are not networks (3-D)."""
-    try:
-        found = [cspopt.solve(table, method="castro", clean=clean) for clean in (False, True)]
-    except InputError as error:
-        assert "2-D table" in str(error)
-        return []
+    """Every interval heuristic, raw and cleaned: a pattern, or a failure that names the
+    cell; a typed refusal on tables it does not take (3-D; hierarchical for hypercube)."""
+    found = []
+    for method in HEURISTICS:
+        try:
+            found += [cspopt.solve(table, method=method, clean=clean) for clean in (False, True)]
+        except InputError as error:
+            assert "2-D table" in str(error)
     for result in found:
         if result.termination == "method_failed":  # the failure is named, with no pattern
             assert result.message and not result.suppressed and result.status == "none"

@@ -1,7 +1,8 @@
 """Benchmarks (``cspopt bench NAME``), one module each, every results table with a baseline
 measured in the same run: :mod:`~cspopt.bench.audit`, :mod:`~cspopt.bench.exact`,
-:mod:`~cspopt.bench.lagrangian`, :mod:`~cspopt.bench.interval` (against the peer tau-ARGUS,
-run through pytauargus by :mod:`~cspopt.bench.peer`), and :mod:`~cspopt.bench.run`, which
+:mod:`~cspopt.bench.lagrangian`, :mod:`~cspopt.bench.heuristics`,
+:mod:`~cspopt.bench.interval` (against the peer tau-ARGUS, run through pytauargus by
+:mod:`~cspopt.bench.peer`), and :mod:`~cspopt.bench.run`, which
 runs one and writes its table. Table files come in as arguments; nothing is read from
 outside the package."""
 

@@ -12,6 +12,13 @@ import numpy as np
 
 from cspopt.bench.audit import audit_benchmark
 from cspopt.bench.exact import exact_benchmark
+from cspopt.bench.heuristics import (
+    gap_benchmark,
+    gap_cases,
+    heuristics_summary,
+    scaling_benchmark,
+    scaling_cases,
+)
 from cspopt.bench.interval import interval_benchmark, interval_cases, interval_summary
 from cspopt.bench.lagrangian import lagrangian_benchmark, lagrangian_summary
 
@@ -97,6 +104,33 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                                   time_limit=time_limit, on_row=partial(_save, output, render))
         text = render(rows)
         ok = all(r["cspopt_safe"] for r in rows)
+    elif name == "heuristics":
+        parts: dict[str, list[dict]] = dict(gaps=[], scaling=[])
+
+        def render(_=None):
+            gaps, scaling = parts["gaps"], parts["scaling"]
+            text = (_markdown(gaps, "Interval heuristics against cspopt's bound (cspopt bench "
+                                    "heuristics)") + heuristics_summary(gaps, time_limit)
+                    if gaps else "")
+            if scaling:
+                text += "\n" + _markdown(scaling, "Path heuristics on large tables").replace(
+                    "# Path", "## Path", 1) + (
+                    "\n`heuristic_s`: the heuristic alone; `total_s`: the solve with its "
+                    "audit; `growth`: heuristic time over the first table's of its family "
+                    "(2-D, hierarchical).\n")
+            return text
+
+        def keep(part):
+            def on_row(rows):
+                parts[part] = rows
+                _save(output, render, None)
+            return on_row
+
+        gap_benchmark(gap_cases(quick=quick, seeds=1 if quick else tables),
+                      time_limit=time_limit, on_row=keep("gaps"))
+        scaling_benchmark(scaling_cases(quick=quick), on_row=keep("scaling"))
+        text = render()
+        ok = True
     else:
         raise ValueError(f"unknown benchmark {name!r}")
     print(text, end="")

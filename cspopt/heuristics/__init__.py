@@ -1,13 +1,17 @@
 """Heuristics: safe patterns (upper bounds) without a proof. The path heuristic with
 delete-and-check and exclusion search (exact disclosure, Almeida & Carvalho 2005 §5) and the
 incremental attacker (interval protection, Smith et al. 2012), also guided by an LP point,
-and Castro's (2007) shortest-paths heuristic for interval protection on network tables.
+and, for interval protection on network tables, Castro's (2007) shortest-paths heuristic,
+the SP heuristic and the hypercube method (Almeida, Schütz & Carvalho 2008 §3).
 Every pattern a caller returns passes the audit first.
 """
 
-from cspopt.heuristics.castro import PathsOutcome, castro_heuristic
+from cspopt.heuristics.castro import castro_heuristic
+from cspopt.heuristics.cell_arcs import PathsOutcome
+from cspopt.heuristics.hypercube import hypercube_heuristic
 from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attacker
 from cspopt.heuristics.path import exclusion_search, path_heuristic
+from cspopt.heuristics.shortest_paths import sp_heuristic
 
 __all__ = ["path_heuristic", "exclusion_search", "incremental_attacker", "lp_guided_attacker",
-           "castro_heuristic", "PathsOutcome"]
+           "castro_heuristic", "sp_heuristic", "hypercube_heuristic", "PathsOutcome"]

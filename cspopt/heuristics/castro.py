@@ -15,35 +15,19 @@ relations form a network: 2-D tables, and 2-D tables with one hierarchical dimen
 
 from __future__ import annotations
 
-import logging
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from cspopt.errors import InputError, NotNetworkError
+from cspopt.heuristics.cell_arcs import PathsOutcome, cell_arcs, finish
 from cspopt.models.interval.instance import IntervalInstance
-from cspopt.table.network import ArcGraph, TableNetwork, reduced_network
+from cspopt.table.network import TableNetwork
 
-__all__ = ["castro_heuristic", "PathsOutcome"]
-
-log = logging.getLogger(__name__)
+__all__ = ["castro_heuristic"]
 
 #: at most this share of a requirement may be left unmet by round-off
 _TOLERANCE = 1e-9
 _FLIP = {"down": "up", "up": "down"}
-
-
-@dataclass
-class PathsOutcome:
-    """What :func:`castro_heuristic` found: the suppressed candidates (a mask over
-    ``inst.candidates``), the sensitive cells it could not protect (cell id, side), the
-    number of shortest paths solved, and whether the deadline stopped it."""
-
-    suppressed: np.ndarray
-    failed: list[tuple[int, str]] = field(default_factory=list)
-    num_paths: int = 0
-    stopped: bool = False
 
 
 def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = None,
@@ -70,22 +54,11 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     ``time.perf_counter()`` value) it stops with ``stopped=True``.
     """
     table = inst.table
-    if network is None:
-        try:
-            network, _ = reduced_network(table)
-        except NotNetworkError as error:
-            raise InputError(f"Castro's shortest-paths heuristic needs a 2-D table, possibly "
-                             f"with one hierarchical dimension: {error}") from None
-    free = inst.free
+    arcs = cell_arcs(inst, "Castro's shortest-paths heuristic", network)
+    free, tail, head, graph = arcs.free, arcs.tail, arcs.head, arcs.graph
+    arc_cell, arc_up, down, up, position = (arcs.arc_cell, arcs.arc_up, arcs.down, arcs.up,
+                                            arcs.position)
     nf = free.size
-    tail, head = network.tail[free], network.head[free]
-    # arc j < nf raises free cell j (tail -> head), arc nf + j lowers it
-    graph = ArcGraph(np.r_[tail, head], np.r_[head, tail], network.num_nodes)
-    arc_cell = np.r_[np.arange(nf), np.arange(nf)]
-    arc_up = np.r_[np.ones(nf, bool), np.zeros(nf, bool)]
-    a = table.values[free]
-    down = a - table.apriori_lower[free]
-    up = table.apriori_upper[free] - a
     # the attacker moves an arc's cell this far: raising arcs raise it in direction "up"
     # (p up) and lower it in direction "down" (p down), lowering arcs the reverse
     room = {"up": np.where(arc_up, up[arc_cell], down[arc_cell]),
@@ -93,10 +66,9 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     weight = inst.weights[free]
     relative = weight / max(float(weight.max(initial=0.0)), 1.0)
     # class c costs at least scale**c: a path of nodes arcs of better classes costs less
-    scale = 2.0 * (network.num_nodes + 1)
+    scale = 2.0 * (graph.num_nodes + 1)
     blocked_cost = scale ** 5
     in_pattern = table.sensitive[free].copy()
-    position = np.searchsorted(free, inst.protected)
     sensitive_at = np.full(nf, -1)
     sensitive_at[position] = np.arange(position.size)
     # the credited level of each protected cell per direction, and the cells of the cycles
@@ -116,7 +88,7 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
             while credit[side][k] < need * (1 - _TOLERANCE):
                 if deadline is not None and time.perf_counter() > deadline:
                     outcome.stopped = True
-                    return _finish(inst, in_pattern, outcome)
+                    return finish(inst, in_pattern, outcome)
                 missing = need - credit[side][k]
                 big = room[side] >= missing
                 cls = np.where(in_pattern[arc_cell], 0, 1) + np.where(big, 0, 2)
@@ -145,14 +117,4 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
                         credit[moved][q], behind[moved, q] = gamma[d], cycle
                 in_pattern[cells] = True
                 used[cells] = True
-    return _finish(inst, in_pattern, outcome)
-
-
-def _finish(inst: IntervalInstance, in_pattern: np.ndarray, outcome: PathsOutcome
-            ) -> PathsOutcome:
-    chosen = in_pattern[np.searchsorted(inst.free, inst.candidates)]
-    outcome.suppressed = chosen.astype(float)
-    log.info("shortest paths: %d paths, %d suppressed, %d failed", outcome.num_paths,
-             int(chosen.sum()), len(outcome.failed))
-    return outcome
-
+    return finish(inst, in_pattern, outcome)

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from cspopt.backends.highs import new_highs
 from cspopt.models.interval.instance import IntervalInstance
 
-__all__ = ["incremental_attacker", "lp_guided_attacker"]
+__all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +136,14 @@ def lp_guided_attacker(inst: IntervalInstance, y_candidates: np.ndarray, *,
     relaxation already suppresses. Returns the suppressed candidates, or ``None`` if
     ``deadline`` passes first.
     """
-    weights = inst.weights[inst.candidates]
-    costs = inst.weights[inst.free].astype(float)
-    costs[np.searchsorted(inst.free, inst.candidates)] = (
-        1.0 - np.clip(y_candidates, 0.0, 1.0) + _GUIDED_FLOOR) * weights
-    return incremental_attacker(inst, deadline=deadline, costs=costs, fallback=False)
+    return incremental_attacker(inst, deadline=deadline, costs=lp_guided_costs(
+        inst, y_candidates)[inst.free], fallback=False)
+
+
+def lp_guided_costs(inst: IntervalInstance, y_candidates: np.ndarray) -> np.ndarray:
+    """Per-cell costs of tau-ARGUS' sequential heuristic at the LP point ``y*``:
+    ``((1 - y*_i) + 0.001) w_i`` for candidates, the weight elsewhere."""
+    costs = inst.weights.astype(float)
+    costs[inst.candidates] = (1.0 - np.clip(y_candidates, 0.0, 1.0) + _GUIDED_FLOOR
+                              ) * costs[inst.candidates]
+    return costs

@@ -18,7 +18,12 @@ import time
 import numpy as np
 
 from cspopt.bounds.capacity import capacity_lp
-from cspopt.heuristics import castro_heuristic, incremental_attacker
+from cspopt.heuristics import (
+    castro_heuristic,
+    hypercube_heuristic,
+    incremental_attacker,
+    sp_heuristic,
+)
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, check_limits
@@ -28,7 +33,7 @@ from cspopt.solving.audited import audit_interval_pattern
 __all__ = ["HEURISTICS", "solve_heuristic"]
 
 #: the heuristics :func:`solve_heuristic` runs, by method name
-HEURISTICS = {"castro": castro_heuristic}
+HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic}
 
 
 def solve_heuristic(table, *, method: str = "castro", time_limit: float | None = None,

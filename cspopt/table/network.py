@@ -96,6 +96,7 @@ class ArcGraph:
         tail, head = tail[order], head[order]
         pairs = tail * num_nodes + head
         self.order = order
+        self.num_nodes = num_nodes
         self.starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
         self.ends = np.r_[self.starts[1:], order.size]
         self.parallel = self.starts.size != order.size

@@ -17,7 +17,7 @@ import numpy as np
 from cspopt.audit import audit
 from cspopt.errors import InputError
 from cspopt.models.interval.capacity import CapacityOracle
-from cspopt.models.interval.instance import IntervalInstance
+from cspopt.models.interval.instance import IntervalInstance, UpRoom
 from cspopt.models.interval.linked import deviation_classes
 from cspopt.models.suppression import suppression_options
 from cspopt.table import Table
@@ -48,14 +48,13 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     lpl, upl, spl = (table.lower_protection[sensitive], table.upper_protection[sensitive],
                      table.sliding_protection[sensitive])
     need = np.maximum(np.maximum(lpl, upl), spl)
-    up_room = np.where(finite[None, :], (hi - a)[None, :], need[:, None])
     # a vector is needed for a side with a requirement; spl needs both
     sides = tuple((bool(d or s), bool(u or s)) for d, u, s in zip(lpl > 0, upl > 0, spl > 0))
     sub = table.relation_matrix[:, free].tocsr()
     sub = sub[np.diff(sub.indptr) > 0]
     inst = IntervalInstance(table, np.asarray(weights, float), free, candidates, sensitive,
                             np.zeros(0, np.int64), down_room,
-                            up_room.reshape(sensitive.size, free.size), sides, sub,
+                            UpRoom(np.where(finite, hi - a, np.inf), need), sides, sub,
                             deviation_classes(sub))
     if not preprocessing:
         return inst

@@ -60,6 +60,14 @@ __all__ = ["CapacityCut", "CapacityOracle", "cut_rows"]
 
 #: integer units a requirement is scaled to for scipy's integer maximum flow
 _FLOW_UNITS = 1_000_000
+#: units added before rounding capacities down: a capacity equal to the requirement scales to
+#: 999999.9999999999 units in floats (43 * (1e6 / 43)), which would leave the flow a unit short
+#: and send the verdict to the attacker LP (3,542 LPs in delete-and-check on a hierarchical
+#: 60x30 table); a flow overstates by at most this per cut arc, 1e-12 of the requirement
+_ROUNDING_SLACK = 1e-6
+#: dense capacities (requirements x arcs of all free cells) one batch of flows may build:
+#: 160 MB a matrix (2,000 cells of a 500x500 table at once would be 8 GB)
+_DENSE_ENTRIES = 20_000_000
 #: violation (in units of the requirement) a cut needs to refute a 0/1 point; cuts violated by
 #: less (float noise: 1e-16 on fuzz table fz_2d_256) leave the verdict to the attacker LP
 _DECIDING_VIOLATION = 1e-9
@@ -398,7 +406,8 @@ class CapacityOracle:
         if not jobs:
             return found
         support = self._support(y) if support is None else support
-        step = max(1, _BATCH_ENTRIES // support.width)
+        step = max(1, min(_BATCH_ENTRIES // support.width,
+                          _DENSE_ENTRIES // (2 * self.num_free)))
         for first in range(0, len(jobs), step):
             self._solve_flows(jobs[first:first + step], y, support, found)
         return found
@@ -414,10 +423,13 @@ class CapacityOracle:
         grow = np.minimum(self.inst.up_room[ks], need[:, None])  # capping at the requirement
         shrink = np.minimum(self.inst.down_room[None, :], need[:, None])  # is lossless
         full = np.hstack([grow, shrink])  # for binary y
+        # an integer scale keeps integer rooms and levels exact (2/3 of a unit lost to
+        # rounding sent 28 cells of a 300x300 class I table to the attacker LP)
         scale = _FLOW_UNITS / need
+        scale = np.where(scale >= 1.0, np.floor(scale), scale)
         # integer arc capacities (rounded down); the arcs of p itself carry nothing
         units = np.floor(full[:, arcs] * np.concatenate([y, y])[arcs][None, :]
-                         * scale[:, None])
+                         * scale[:, None] + _ROUNDING_SLACK)
         p = self.position[ks]
         units[(arcs[None, :] % nf) == p[:, None]] = 0.0
         entry_units = np.asarray((support.sum_parallel @ units.T).T)
@@ -533,9 +545,13 @@ class CapacityOracle:
         exposed: list[int] = []
         support = None
         size = len(ks) if stop_after is None else 2
+        # the answers of a batch hold its dense capacities (two sides a cell): batches stay
+        # within _DENSE_ENTRIES so that a large table's check fits in memory
+        widest = max(1, _DENSE_ENTRIES // (4 * self.num_free))
+        size = min(size, widest)
         first = 0
         while first < len(ks):
-            batch, first, size = ks[first:first + size], first + size, 2 * size
+            batch, first, size = ks[first:first + size], first + size, min(2 * size, widest)
             flows = None
             if self.network is not None:
                 todo = [k for k in batch if not self._remembered(k, y)]

@@ -16,7 +16,32 @@ import scipy.sparse as sp
 
 from cspopt.table import Table
 
-__all__ = ["IntervalInstance"]
+__all__ = ["IntervalInstance", "UpRoom"]
+
+
+@dataclass(frozen=True)
+class UpRoom:
+    """How far the attacker may raise each free cell when protecting cell ``k``: ``ub_i -
+    a_i``, or, where ``ub_i`` is infinite (2-D tables), ``k``'s largest requirement (a big-M
+    that loses nothing, since a capacity is capped at the requirement). Indexed like the
+    protected x free matrix it stands for (``up_room[k]`` a row, ``up_room[ks]`` rows), and
+    built only where indexed: the matrix has 500 million entries on a 500x500 table with
+    2,000 sensitive cells."""
+
+    room: np.ndarray  # per free cell, inf where ub is infinite
+    need: np.ndarray  # per protected cell
+
+    def __getitem__(self, index) -> np.ndarray:
+        need = np.asarray(self.need[index], dtype=float)
+        return np.where(np.isfinite(self.room), self.room, need[..., None])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.need.size, self.room.size)
+
+    def keep(self, mask: np.ndarray) -> UpRoom:
+        """The rows of the protected cells ``mask`` selects."""
+        return UpRoom(self.room, self.need[mask])
 
 
 @dataclass(frozen=True)
@@ -35,7 +60,7 @@ class IntervalInstance:
     protected: np.ndarray
     safe: np.ndarray
     down_room: np.ndarray  # a_i - lb_i for free cells
-    up_room: np.ndarray  # per protected cell: M or ub - a, for free cells (k x |free|)
+    up_room: UpRoom  # per protected cell: M or ub - a, for free cells (k x |free|)
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
     deviation_class: np.ndarray  # per free cell, see models.interval.linked (-1: never deviates)
@@ -93,5 +118,5 @@ class IntervalInstance:
         mask = np.asarray(mask, dtype=bool)
         return replace(self, protected=self.protected[mask],
                        safe=np.union1d(self.safe, self.protected[~mask]),
-                       up_room=self.up_room[mask],
+                       up_room=self.up_room.keep(mask),
                        sides=tuple(s for s, m in zip(self.sides, mask) if m))

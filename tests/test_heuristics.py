@@ -1,4 +1,5 @@
-"""Castro's (2007) shortest-paths heuristic and the network view of 1H2D tables it runs on.
+"""The interval heuristics (Castro 2007; SP and hypercube, Almeida, Schütz & Carvalho 2008)
+and the network view of 1H2D tables the path heuristics run on.
 
 Results are checked as proofs: every pattern passes the interval audit, no pattern is
 cheaper than the brute-force optimum, failures name the cell, and the reduced network of a
@@ -15,9 +16,10 @@ from test_executable import run
 import cspopt
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError
-from cspopt.heuristics import castro_heuristic
+from cspopt.heuristics import castro_heuristic, hypercube_heuristic, sp_heuristic
 from cspopt.io import write_jj
 from cspopt.models.interval import build_interval_instance
+from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import Table
 from cspopt.table import generators as g
 from cspopt.table.network import reduced_network
@@ -59,19 +61,57 @@ def _cube() -> Table:
     return _cube_table(values, sensitive, "value", 0.25, 1.0)
 
 
+def _is_2d(table) -> bool:
+    try:
+        table.network()
+    except NotNetworkError:
+        return False
+    return True
+
+
+def _safe_or_named_failure(table, result) -> bool:
+    """A pattern that passes the audit, or a failure naming the cell with no pattern."""
+    if result.termination == "method_failed":
+        assert result.status == "none" and not result.suppressed
+        assert "could not protect" in result.message
+        return False
+    assert result.status in ("feasible", "optimal")
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.objective == pytest.approx(table.costs[list(result.suppressed)].sum())
+    return True
+
+
 @pytest.mark.parametrize("table", [
     g.gensup_class1(30, 30, seed=1), g.gensup_class2(20, 20, seed=3),
     g.smith_factors(20, 20, seed=2, sensitive=0.1), g.hierarchical_2d(30, 8, seed=2),
 ], ids=["gensup1", "gensup2", "smith", "hier"])
-@pytest.mark.parametrize("clean", [False, True])
-def test_patterns_pass_the_audit_and_the_clean_up_only_removes(table, clean):
-    result = cspopt.solve(table, method="castro", clean=clean)
-    assert result.status == "feasible" and result.termination == "finished"
+@pytest.mark.parametrize("method", sorted(HEURISTICS))
+def test_patterns_pass_the_audit_and_the_clean_up_only_removes(table, method):
+    if method == "hypercube" and not _is_2d(table):
+        with pytest.raises(InputError, match="2-D table"):
+            cspopt.solve(table, method=method)
+        return
+    raw = cspopt.solve(table, method=method)
+    cleaned = cspopt.solve(table, method=method, clean=True)
+    if _safe_or_named_failure(table, raw):
+        assert _safe_or_named_failure(table, cleaned)
+        assert set(cleaned.suppressed) <= set(raw.suppressed)
+        assert cleaned.objective <= raw.objective
+
+
+def test_sp_flows_are_proofs_and_reuse_earlier_suppressions():
+    """The SP heuristic's augmenting paths are attacker completions: its pattern protects
+    every level without the incremental attacker's completion, even where Castro's disjoint
+    cycles fail; already suppressed cells cost nothing, so a safe pattern is kept as is."""
+    table = g.gensup_class2(5, 5, seed=16)
+    result = cspopt.solve(table, method="sp")
+    assert result.termination == "finished" and result.message == ""
     assert audit(table, result.suppressed, requirement="interval").protected
-    assert result.objective == pytest.approx(table.costs[list(result.suppressed)].sum())
-    if clean:
-        raw = cspopt.solve(table, method="castro")
-        assert set(result.suppressed) <= set(raw.suppressed)
+    inst = build_interval_instance(table)
+    everything = np.zeros(table.num_cells, dtype=bool)
+    everything[inst.candidates] = True
+    kept = sp_heuristic(inst, suppressed=everything)
+    assert kept.suppressed.all() and not kept.failed
 
 
 def test_certify_gives_a_valid_bound_below_the_optimum():
@@ -83,19 +123,19 @@ def test_certify_gives_a_valid_bound_below_the_optimum():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_never_below_brute_force_on_tiny_tables(seed):
+@pytest.mark.parametrize("method", sorted(HEURISTICS))
+def test_never_below_brute_force_on_tiny_tables(seed, method):
     rng = np.random.default_rng(seed)
     values = rng.integers(1, 20, size=(2, 3)).astype(float)
     sensitive = rng.random((2, 3)) < 0.3
     sensitive[seed % 2, seed % 3] = True
     table = Table.from_array(values, sensitive=sensitive, lower_protection=0.3 * values,
                              upper_protection=0.3 * values, apriori_upper=values.sum() * 4)
-    result = cspopt.solve(table, method="castro")
-    if result.termination == "method_failed":
-        assert result.message and not result.suppressed
-        return
-    assert audit(table, result.suppressed, requirement="interval").protected
-    assert result.objective >= brute_force(table, "interval") - 1e-9
+    result = cspopt.solve(table, method=method)
+    if _safe_or_named_failure(table, result):
+        assert result.objective >= brute_force(table, "interval") - 1e-9
+    else:
+        assert method != "sp"  # SP's paths reach every level the table can protect
 
 
 def test_a_failure_names_the_cell_and_carries_no_pattern():
@@ -108,21 +148,34 @@ def test_a_failure_names_the_cell_and_carries_no_pattern():
     assert cspopt.solve(table).status == "optimal"  # the table itself has a safe pattern
 
 
-def test_paths_stop_at_the_deadline_and_the_solve_still_returns_a_safe_pattern():
+def test_hypercube_fails_where_no_rectangle_is_wide_enough():
+    # a row total whose lower protection no single rectangle covers (class II levels: 15 %)
+    table = g.gensup_class2(20, 20, seed=1)
+    result = cspopt.solve(table, method="hypercube")
+    assert result.termination == "method_failed"
+    assert "('18', 'Total') (lower protection)" in result.message
+    assert cspopt.solve(table, method="sp").status == "feasible"
+
+
+@pytest.mark.parametrize("method", sorted(HEURISTICS))
+def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_pattern(method):
     table = g.gensup_class1(40, 40, seed=1)
     inst = build_interval_instance(table)
-    assert castro_heuristic(inst, deadline=0.0).stopped
-    result = cspopt.solve(table, method="castro", time_limit=1e-6)
+    heuristic = dict(castro=castro_heuristic, sp=sp_heuristic,
+                     hypercube=hypercube_heuristic)[method]
+    assert heuristic(inst, deadline=0.0).stopped
+    result = cspopt.solve(table, method=method, time_limit=1e-6)
     assert result.status == "feasible" and "stopped at the time limit" in result.message
     assert audit(table, result.suppressed, requirement="interval").protected
 
 
-def test_tables_without_a_network_get_a_typed_error():
+@pytest.mark.parametrize("method", sorted(HEURISTICS))
+def test_tables_without_a_network_get_a_typed_error(method):
     with pytest.raises(InputError, match="2-D table"):
-        cspopt.solve(_cube(), method="castro")
+        cspopt.solve(_cube(), method=method)
 
 
-def test_castro_options_are_refused_elsewhere():
+def test_heuristic_options_are_refused_elsewhere():
     table = g.gensup_class1(10, 10, seed=1)
     with pytest.raises(InputError, match="clean"):
         cspopt.solve(table, clean=True)
