@@ -150,7 +150,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
                    route=args.route, relax=args.relax, separation=args.separation,
-                   candidate_sets=args.candidate_sets, clean=args.clean, certify=args.certify)
+                   candidate_sets=args.candidate_sets, clean=args.clean, certify=args.certify,
+                   seed=args.seed)
     _refuse(table, args, method, options)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
@@ -287,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
-                                        "sp", "hypercube"],
+                                        "sp", "hypercube", "pbp", "gensup"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
@@ -295,9 +296,12 @@ def _parser() -> argparse.ArgumentParser:
                         "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
                         "(HiGHS), castro = Castro's (2007) shortest-paths heuristic, sp = "
                         "the SP heuristic (2-D tables, one hierarchical dimension allowed), "
-                        "hypercube = the hypercube method (2-D tables)")
+                        "hypercube = the hypercube method, pbp = PBP (2-D tables), gensup = "
+                        "the genetic algorithm GenSup (2-D, one hierarchical dimension)")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
+    p.add_argument("--seed", type=int, default=0,
+                   help="randomised heuristics (gensup): seed of the random choices")
     p.add_argument("--certify", action="store_true",
                    help="heuristics: add cspopt's capacity LP bound (a certified gap)")
     p.add_argument("--separation", choices=["auto", "network", "lp"],

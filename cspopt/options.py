@@ -25,8 +25,8 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro", "sp", "hypercube"})
-_HEURISTIC_USERS = "the heuristics (method='castro', 'sp' or 'hypercube')"
+_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup"})
+_HEURISTIC_USERS = "the heuristics (method='castro', 'sp', 'hypercube', 'pbp' or 'gensup')"
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,8 @@ OPTIONS: dict[str, Option] = {
                     "Carvalho 2008 §5)"),
     "certify": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified"),
+    "seed": Option(0, _INTERVAL, frozenset({"gensup"}), "the randomised heuristics "
+                   "(method='gensup')", "seed of its random choices: a seed gives one pattern"),
 }
 
 #: instance options of interval protection, passed as ``**options``

@@ -16,7 +16,7 @@ from test_executable import run
 import cspopt
 from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError
-from cspopt.heuristics import castro_heuristic, hypercube_heuristic, sp_heuristic
+from cspopt.heuristics import sp_heuristic
 from cspopt.io import write_jj
 from cspopt.models.interval import build_interval_instance
 from cspopt.solving.heuristic import HEURISTICS
@@ -41,6 +41,15 @@ def test_reduced_network_of_a_hierarchical_table_keeps_its_completions(groups):
     assert _rank(matrix[kept]) == _rank(matrix)
     # every cell is an arc between two of the kept relations (or the ground)
     assert net.tail.size == table.num_cells and np.all(net.tail != net.head)
+
+
+def test_preprocessing_by_flows_on_a_hierarchical_table_agrees_with_the_audit():
+    """The sensitive cells the primaries leave exposed: minimum cuts on the reduced network
+    find exactly the cells the interval audit (attacker LPs) finds."""
+    table = g.hierarchical_2d(12, 5, seed=4)
+    inst = build_interval_instance(table)
+    exposed = audit(table, (), requirement="interval", cells="sensitive").exposed
+    assert set(inst.protected.tolist()) == set(exposed)
 
 
 def test_reduced_network_refuses_a_three_dimensional_table():
@@ -87,7 +96,7 @@ def _safe_or_named_failure(table, result) -> bool:
 ], ids=["gensup1", "gensup2", "smith", "hier"])
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_patterns_pass_the_audit_and_the_clean_up_only_removes(table, method):
-    if method == "hypercube" and not _is_2d(table):
+    if method in ("hypercube", "pbp") and not _is_2d(table):
         with pytest.raises(InputError, match="2-D table"):
             cspopt.solve(table, method=method)
         return
@@ -112,6 +121,20 @@ def test_sp_flows_are_proofs_and_reuse_earlier_suppressions():
     everything[inst.candidates] = True
     kept = sp_heuristic(inst, suppressed=everything)
     assert kept.suppressed.all() and not kept.failed
+
+
+@pytest.mark.parametrize("table", [g.gensup_class1(30, 30, seed=2),
+                                   g.hierarchical_2d(16, 8, seed=1)], ids=["gensup1", "hier"])
+def test_gensup_improves_on_its_seeds_reproducibly_with_a_valid_bound(table):
+    """GenSup's population holds the cleaned SP pattern, so it is never worse; a seed gives
+    one pattern; the bound it reports is its capacity LP's, at most the optimum."""
+    optimum = cspopt.solve(table).objective
+    sp = cspopt.solve(table, method="sp", clean=True)
+    runs = [cspopt.solve(table, method="gensup", seed=7) for _ in range(2)]
+    assert runs[0].suppressed == runs[1].suppressed
+    assert optimum - 1e-9 <= runs[0].objective <= sp.objective + 1e-9
+    assert 0 < runs[0].lower_bound <= optimum + 1e-9
+    assert audit(table, runs[0].suppressed, requirement="interval").protected
 
 
 def test_certify_gives_a_valid_bound_below_the_optimum():
@@ -161,9 +184,7 @@ def test_hypercube_fails_where_no_rectangle_is_wide_enough():
 def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_pattern(method):
     table = g.gensup_class1(40, 40, seed=1)
     inst = build_interval_instance(table)
-    heuristic = dict(castro=castro_heuristic, sp=sp_heuristic,
-                     hypercube=hypercube_heuristic)[method]
-    assert heuristic(inst, deadline=0.0).stopped
+    assert HEURISTICS[method](inst, deadline=0.0).stopped
     result = cspopt.solve(table, method=method, time_limit=1e-6)
     assert result.status == "feasible" and "stopped at the time limit" in result.message
     assert audit(table, result.suppressed, requirement="interval").protected

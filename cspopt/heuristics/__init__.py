@@ -2,16 +2,20 @@
 delete-and-check and exclusion search (exact disclosure, Almeida & Carvalho 2005 §5) and the
 incremental attacker (interval protection, Smith et al. 2012), also guided by an LP point,
 and, for interval protection on network tables, Castro's (2007) shortest-paths heuristic,
-the SP heuristic and the hypercube method (Almeida, Schütz & Carvalho 2008 §3).
+the SP heuristic, the hypercube method, PBP and the genetic algorithm GenSup (Almeida,
+Schütz & Carvalho 2008 §3-4).
 Every pattern a caller returns passes the audit first.
 """
 
 from cspopt.heuristics.castro import castro_heuristic
 from cspopt.heuristics.cell_arcs import PathsOutcome
+from cspopt.heuristics.gensup import gensup_heuristic
 from cspopt.heuristics.hypercube import hypercube_heuristic
 from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attacker
 from cspopt.heuristics.path import exclusion_search, path_heuristic
+from cspopt.heuristics.pbp import pbp_heuristic
 from cspopt.heuristics.shortest_paths import sp_heuristic
 
 __all__ = ["path_heuristic", "exclusion_search", "incremental_attacker", "lp_guided_attacker",
-           "castro_heuristic", "sp_heuristic", "hypercube_heuristic", "PathsOutcome"]
+           "castro_heuristic", "sp_heuristic", "hypercube_heuristic",
+           "pbp_heuristic", "gensup_heuristic", "PathsOutcome"]

@@ -15,9 +15,8 @@ import time
 
 import numpy as np
 
-from cspopt.heuristics.cell_arcs import PathsOutcome, cell_arcs, finish
+from cspopt.heuristics.cell_arcs import CellArcs, PathsOutcome, cell_arcs, finish
 from cspopt.models.interval.instance import IntervalInstance
-from cspopt.table.network import TableNetwork
 
 __all__ = ["sp_heuristic"]
 
@@ -26,7 +25,7 @@ _TOLERANCE = 1e-9
 
 
 def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
-                 suppressed: np.ndarray | None = None, network: TableNetwork | None = None,
+                 suppressed: np.ndarray | None = None, arcs: CellArcs | None = None,
                  deadline: float | None = None) -> PathsOutcome:
     """The SP heuristic of Almeida, Schütz & Carvalho (2008) §3.1 on ``inst``.
 
@@ -48,6 +47,9 @@ def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
         Per-cell costs of a first suppression (GenSup seeds with LP-derived costs).
     suppressed : ndarray of bool, shape (num_cells,), optional
         Cells already suppressed (cost 0), e.g. a GenSup offspring to repair.
+    arcs : CellArcs, optional
+        The instance's arcs (:func:`~cspopt.heuristics.cell_arcs.cell_arcs`), for callers
+        that run SP many times.
 
     Complexity: one Dijkstra ``O(E + V log V)`` per path; a level of a cell the pattern
     already protects costs paths of zero cost only.
@@ -57,7 +59,7 @@ def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
     stops with ``stopped=True``.
     """
     table = inst.table
-    arcs = cell_arcs(inst, "The SP heuristic", network)
+    arcs = cell_arcs(inst, "The SP heuristic") if arcs is None else arcs
     free, graph, arc_cell, arc_up = arcs.free, arcs.graph, arcs.arc_cell, arcs.arc_up
     weight = (inst.weights if costs is None else np.asarray(costs, dtype=float))[free]
     positive = weight[weight > 0]

@@ -90,6 +90,7 @@ def solve(
     candidate_sets: bool = OPTIONS["candidate_sets"].default,
     clean: bool = OPTIONS["clean"].default,
     certify: bool = OPTIONS["certify"].default,
+    seed: int = OPTIONS["seed"].default,
     instance=None,
     **options,
 ) -> SolveResult:
@@ -107,7 +108,8 @@ def solve(
         (:func:`cspopt.solving.cutset.solve_cutset`, SCIP); ``auto``: Lagrangian, then
         that branch-and-cut from the incumbent if a gap remains. Interval protection:
         ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``mip`` (the compact model,
-        HiGHS).
+        HiGHS), or a heuristic of :data:`cspopt.solving.heuristic.HEURISTICS` (``castro``,
+        ``sp``, ``hypercube``, ``pbp``, ``gensup``).
     protection : {"auto", "exact", "interval"}
         ``exact`` solves the exact-disclosure problem (the other parameters);
         ``interval`` the protection-interval problem by branch-and-cut
@@ -137,7 +139,7 @@ def solve(
         ``upper_bound``).
     instance : ExactInstance, optional
         A prebuilt instance (its options then replace ``model`` and ``options``).
-    solver, threads, route, relax, separation, candidate_sets
+    solver, threads, route, relax, separation, candidate_sets, clean, certify, seed
         See :data:`cspopt.options.OPTIONS`, which also says which protection and method
         takes each option; setting one where it does not apply is an :class:`InputError`
         naming it.
@@ -160,7 +162,7 @@ def solve(
                              multipliers=multipliers, solver=solver, threads=threads,
                              route=route, relax=relax, separation=separation,
                              candidate_sets=candidate_sets, clean=clean, certify=certify,
-                             instance=instance),
+                             seed=seed, instance=instance),
                         protection=protection, method=method)
     if protection == "interval":
         options = _interval_instance_options(table, options)
@@ -168,7 +170,7 @@ def solve(
             if start is not None:
                 raise InputError(f"method {method!r} takes no start pattern")
             return solve_heuristic(table, method=method, time_limit=time_limit, clean=clean,
-                                   certify=certify, **options)
+                                   certify=certify, seed=seed, **options)
         if method == "mip":
             return solve_interval(table, relax=relax, route=route, time_limit=time_limit,
                                   gap=gap, verbose=verbose, mip_start=start, **options)

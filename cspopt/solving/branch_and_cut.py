@@ -53,6 +53,7 @@ from cspopt.audit import audit
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
 from cspopt.errors import InputError, SolverError
+from cspopt.heuristics.cell_arcs import cell_arcs
 from cspopt.heuristics.incremental import (
     incremental_attacker,
     lp_guided_attacker,
@@ -276,7 +277,8 @@ def network_heuristic(inst, oracle: CapacityOracle, deadline: float | None,
     ``None`` on tables that are not networks or when the deadline stops it."""
     if oracle.network is None or not inst.protected.size:
         return None
-    found = sp_heuristic(inst, costs=costs, network=oracle.network, deadline=deadline)
+    found = sp_heuristic(inst, costs=costs, arcs=cell_arcs(inst, "SP", oracle.network),
+                         deadline=deadline)
     return None if found.stopped or found.failed else found.suppressed
 
 

@@ -20,29 +20,40 @@ import numpy as np
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.heuristics import (
     castro_heuristic,
+    gensup_heuristic,
     hypercube_heuristic,
     incremental_attacker,
+    pbp_heuristic,
     sp_heuristic,
 )
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.models.suppression import candidate_mask
-from cspopt.options import AUDIT_SHARE, check_limits
+from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 
-__all__ = ["HEURISTICS", "solve_heuristic"]
+__all__ = ["HEURISTICS", "RANDOMISED", "solve_heuristic"]
 
 #: the heuristics :func:`solve_heuristic` runs, by method name
-HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic}
+HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic,
+              "pbp": pbp_heuristic, "gensup": gensup_heuristic}
+#: the randomised ones, which take ``seed``
+RANDOMISED = frozenset(OPTIONS["seed"].methods)
+#: the ones that start from the capacity LP's point (``lp_point``), whose bound they report
+LP_GUIDED = frozenset({"gensup"})
+#: share of the time limit the LP of an LP-guided heuristic may take
+_LP_SHARE = 0.25
 
 
 def solve_heuristic(table, *, method: str = "castro", time_limit: float | None = None,
-                    clean: bool = False, certify: bool = False, weights=None,
+                    clean: bool = False, certify: bool = False, seed: int = 0, weights=None,
                     must_publish=None, preprocessing: bool = True) -> SolveResult:
     """Run the heuristic ``method`` (:data:`HEURISTICS`) for interval protection.
 
-    The lower bound is 0 unless ``certify`` (then the capacity LP over Fischetti–Salazar
-    cuts, stopped at the time limit with a valid value). Statuses follow the contract of
+    The lower bound is the capacity LP's where the method starts from its point
+    (:data:`LP_GUIDED`, stopped at a quarter of the time limit), else 0; ``certify`` runs
+    that LP to the time limit (a valid value wherever it stops). ``seed`` drives the
+    randomised methods (:data:`RANDOMISED`). Statuses follow the contract of
     every solve: ``optimal`` only where that bound meets the cost.
     """
     started = time.perf_counter()
@@ -56,8 +67,17 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         return SolveResult.build(method=name, model="FS", termination="optimal",
                                  lower_bound=0.0, suppressed=(), objective=0.0,
                                  safe=inst.safe, timings=dict(total=time.perf_counter() - started))
+    oracle = CapacityOracle(inst)
+    weights_y = inst.weights[inst.candidates]
+    options, lower, converged = {"seed": seed} if method in RANDOMISED else {}, 0.0, False
+    if method in LP_GUIDED:
+        t0 = time.perf_counter()
+        bound, options["lp_point"], _, converged = capacity_lp(inst, oracle, deadline=None if (
+            time_limit is None) else started + _LP_SHARE * time_limit)
+        lower = integral_bound(bound, weights_y)
+        timings["bound"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    found = HEURISTICS[method](inst, deadline=deadline)
+    found = HEURISTICS[method](inst, deadline=deadline, **options)
     timings["heuristic"] = time.perf_counter() - t0
     if found.failed:
         timings["total"] = time.perf_counter() - started
@@ -66,7 +86,6 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
             unsafe=inst.protected, safe=inst.safe, timings=timings,
             message=f"{method} could not protect " + ", ".join(
                 f"{table.describe(c)} ({side} protection)" for c, side in found.failed))
-    oracle = CapacityOracle(inst)
     y, message = found.suppressed, ""
     exposed = inst.protected[~oracle.protected_cells(y)]
     if exposed.size:  # stopped by the deadline, or sliding protection (not the paper's)
@@ -75,17 +94,15 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         message = (f"{'stopped at the time limit; ' if found.stopped else ''}completed by "
                    "the incremental attacker for "
                    + ", ".join(table.describe(c) for c in exposed.tolist()))
-    weights_y = inst.weights[inst.candidates]
     if clean:
         t0 = time.perf_counter()
         y = oracle.prune(y, np.argsort(-weights_y, kind="stable"), deadline)
         timings["clean"] = time.perf_counter() - t0
-    lower = 0.0
-    if certify:
+    if certify and not converged:
         t0 = time.perf_counter()
         bound = capacity_lp(inst, oracle, deadline=deadline)[0]
-        lower = integral_bound(bound, weights_y)
-        timings["bound"] = time.perf_counter() - t0
+        lower = max(lower, integral_bound(bound, weights_y))
+        timings["bound"] = timings.get("bound", 0.0) + time.perf_counter() - t0
     suppressed = tuple(int(c) for c in inst.candidates[y > 0.5])
     checked = audit_interval_pattern(table, suppressed, timings, name)
     timings["total"] = time.perf_counter() - started
@@ -94,7 +111,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         method=name, model="FS",
         termination="optimal" if lower >= objective - 1e-9 else "finished",
         lower_bound=lower, suppressed=suppressed, objective=objective, audit=checked,
-        proof="lp" if certify else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
+        proof="lp" if lower > 0 else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
         model_size=dict(candidates=int(inst.candidates.size),
                         protected=int(inst.protected.size), paths=found.num_paths),
         history=(dict(iteration=0, time=timings["total"], lower_bound=lower,

@@ -64,12 +64,14 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
 def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).
 
-    2-D tables: the maximum flows of :mod:`~cspopt.models.interval.capacity` (exact; the
-    attacker LP of a network is integral). Other tables: the interval audit of the primary
-    pattern, which also judges integer completions where the audit does.
+    Tables with a network form (2-D, and 2-D with one hierarchical dimension through
+    :func:`~cspopt.table.network.reduced_network`): the maximum flows of
+    :mod:`~cspopt.models.interval.capacity` (exact; the attacker LP of a network is
+    integral). Other tables: the interval audit of the primary pattern, which also judges
+    integer completions where the audit does.
     """
-    if is_network:
-        oracle = CapacityOracle(inst, method="network")
+    oracle = CapacityOracle(inst, method="network" if is_network else "auto")
+    if oracle.network is not None:
         return ~oracle.protected_cells(np.zeros(inst.candidates.size))
     exposed = audit(inst.table, (), requirement="interval", cells="sensitive").exposed
     return np.isin(inst.protected, np.array(exposed, dtype=np.int64))
