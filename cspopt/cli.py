@@ -288,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
-                                        "sp", "hypercube", "pbp", "gensup"],
+                                        "sp", "hypercube", "pbp", "gensup", "ga"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
@@ -297,11 +297,13 @@ def _parser() -> argparse.ArgumentParser:
                         "(HiGHS), castro = Castro's (2007) shortest-paths heuristic, sp = "
                         "the SP heuristic (2-D tables, one hierarchical dimension allowed), "
                         "hypercube = the hypercube method, pbp = PBP (2-D tables), gensup = "
-                        "the genetic algorithm GenSup (2-D, one hierarchical dimension)")
+                        "the genetic algorithm GenSup (2-D, one hierarchical dimension), ga = "
+                        "Smith et al.'s (2012) GA over the incremental attacker's order "
+                        "(any table)")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
     p.add_argument("--seed", type=int, default=0,
-                   help="randomised heuristics (gensup): seed of the random choices")
+                   help="randomised heuristics (gensup, ga): seed of the random choices")
     p.add_argument("--certify", action="store_true",
                    help="heuristics: add cspopt's capacity LP bound (a certified gap)")
     p.add_argument("--separation", choices=["auto", "network", "lp"],

@@ -25,8 +25,8 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup"})
-_HEURISTIC_USERS = "the heuristics (method='castro', 'sp', 'hypercube', 'pbp' or 'gensup')"
+_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga"})
+_HEURISTIC_USERS = "the heuristics (method='castro', 'sp', 'hypercube', 'pbp', 'gensup', 'ga')"
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,9 @@ OPTIONS: dict[str, Option] = {
                     "Carvalho 2008 §5)"),
     "certify": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified"),
-    "seed": Option(0, _INTERVAL, frozenset({"gensup"}), "the randomised heuristics "
-                   "(method='gensup')", "seed of its random choices: a seed gives one pattern"),
+    "seed": Option(0, _INTERVAL, frozenset({"gensup", "ga"}),
+                   "the randomised heuristics (method='gensup' or 'ga')",
+                   "seed of its random choices: a seed gives one pattern"),
 }
 
 #: instance options of interval protection, passed as ``**options``

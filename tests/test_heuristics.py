@@ -192,8 +192,37 @@ def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_patt
 
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_tables_without_a_network_get_a_typed_error(method):
+    if method == "ga":  # attacker LPs: any linear table
+        result = cspopt.solve(_cube(), method=method)
+        assert audit(_cube(), result.suppressed, requirement="interval").protected
+        return
     with pytest.raises(InputError, match="2-D table"):
         cspopt.solve(_cube(), method=method)
+
+
+def test_smith_ga_operators_keep_permutations_and_the_ga_beats_the_weight_order():
+    """Order-based crossover and the three mutations return permutations; the GA's best
+    is never worse than the incremental attacker in decreasing weight order, which is in
+    its first population (Smith et al. 2012 §IV), and a seed gives one pattern."""
+    from cspopt.heuristics import incremental_attacker
+    from cspopt.heuristics.smith_ga import OPERATORS, _mutate, _order_crossover
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 30):
+        first, second = rng.permutation(n), rng.permutation(n)
+        if n > 1:
+            child = _order_crossover(first, second, rng)
+            assert sorted(child) == list(range(n))
+        for operator in OPERATORS:
+            assert sorted(_mutate(first, operator, 0.5, rng)) == list(range(n))
+    table = g.smith_factors(12, 10, seed=3, sensitive=0.1)
+    inst = build_interval_instance(table)
+    by_weight = np.argsort(-inst.weights[inst.protected], kind="stable")
+    baseline = inst.weights[incremental_attacker(inst, order=by_weight)].sum()
+    runs = [cspopt.solve(table, method="ga", seed=5) for _ in range(2)]
+    assert runs[0].suppressed == runs[1].suppressed
+    assert runs[0].objective <= baseline + 1e-9
+    assert audit(table, runs[0].suppressed, requirement="interval").protected
 
 
 def test_heuristic_options_are_refused_elsewhere():

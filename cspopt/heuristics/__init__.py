@@ -3,7 +3,8 @@ delete-and-check and exclusion search (exact disclosure, Almeida & Carvalho 2005
 incremental attacker (interval protection, Smith et al. 2012), also guided by an LP point,
 and, for interval protection on network tables, Castro's (2007) shortest-paths heuristic,
 the SP heuristic, the hypercube method, PBP and the genetic algorithm GenSup (Almeida,
-Schütz & Carvalho 2008 §3-4).
+Schütz & Carvalho 2008 §3-4); on any table, Smith et al.'s (2012) self-adaptive GA over the
+incremental attacker's order.
 Every pattern a caller returns passes the audit first.
 """
 
@@ -15,7 +16,8 @@ from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attack
 from cspopt.heuristics.path import exclusion_search, path_heuristic
 from cspopt.heuristics.pbp import pbp_heuristic
 from cspopt.heuristics.shortest_paths import sp_heuristic
+from cspopt.heuristics.smith_ga import smith_ga
 
 __all__ = ["path_heuristic", "exclusion_search", "incremental_attacker", "lp_guided_attacker",
            "castro_heuristic", "sp_heuristic", "hypercube_heuristic",
-           "pbp_heuristic", "gensup_heuristic", "PathsOutcome"]
+           "pbp_heuristic", "gensup_heuristic", "smith_ga", "PathsOutcome"]

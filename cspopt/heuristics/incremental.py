@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
                          deadline: float | None = None, costs: np.ndarray | None = None,
-                         fallback: bool = True) -> np.ndarray | None:
+                         order=None, fallback: bool = True) -> np.ndarray | None:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
     For each protected cell and side, solve
@@ -41,7 +41,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     protected are covered by suppressing every candidate: still safe whenever any pattern
     is, and a time-limited caller keeps an audited incumbent to prune (``fallback=False``:
     ``None`` instead). ``costs`` (one per free cell, ``inst.free``) replace the weights as
-    the LPs' costs (:func:`lp_guided_attacker`).
+    the LPs' costs (:func:`lp_guided_attacker`). ``order``: the protected cells (indices
+    into ``inst.protected``) in the order to protect them (default: as listed; Smith et
+    al.'s GA searches it, :mod:`cspopt.heuristics.smith_ga`).
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
@@ -55,9 +57,11 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
                                                                              dtype=np.int64))
     weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
     lp = _ResolvedLP(matrix)
-    for k, cell in enumerate(inst.protected.tolist()):
+    order = range(inst.protected.size) if order is None else np.asarray(order).tolist()
+    for done, k in enumerate(order):
+        cell = int(inst.protected[k])
         if deadline is not None and time.perf_counter() > deadline:
-            log.info("incremental attacker: deadline after %d of %d cells", k,
+            log.info("incremental attacker: deadline after %d of %d cells", done,
                      inst.protected.size)
             return inst.candidates.copy() if fallback else None
         p = int(np.searchsorted(inst.free, cell))

@@ -109,7 +109,7 @@ def solve(
         that branch-and-cut from the incumbent if a gap remains. Interval protection:
         ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``mip`` (the compact model,
         HiGHS), or a heuristic of :data:`cspopt.solving.heuristic.HEURISTICS` (``castro``,
-        ``sp``, ``hypercube``, ``pbp``, ``gensup``).
+        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``).
     protection : {"auto", "exact", "interval"}
         ``exact`` solves the exact-disclosure problem (the other parameters);
         ``interval`` the protection-interval problem by branch-and-cut

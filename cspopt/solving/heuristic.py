@@ -24,6 +24,7 @@ from cspopt.heuristics import (
     hypercube_heuristic,
     incremental_attacker,
     pbp_heuristic,
+    smith_ga,
     sp_heuristic,
 )
 from cspopt.models.interval import CapacityOracle, build_interval_instance
@@ -36,7 +37,7 @@ __all__ = ["HEURISTICS", "RANDOMISED", "solve_heuristic"]
 
 #: the heuristics :func:`solve_heuristic` runs, by method name
 HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic,
-              "pbp": pbp_heuristic, "gensup": gensup_heuristic}
+              "pbp": pbp_heuristic, "gensup": gensup_heuristic, "ga": smith_ga}
 #: the randomised ones, which take ``seed``
 RANDOMISED = frozenset(OPTIONS["seed"].methods)
 #: the ones that start from the capacity LP's point (``lp_point``), whose bound they report
@@ -86,14 +87,13 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
             unsafe=inst.protected, safe=inst.safe, timings=timings,
             message=f"{method} could not protect " + ", ".join(
                 f"{table.describe(c)} ({side} protection)" for c, side in found.failed))
-    y, message = found.suppressed, ""
+    y, notes = found.suppressed, ["stopped at the time limit"] if found.stopped else []
     exposed = inst.protected[~oracle.protected_cells(y)]
     if exposed.size:  # stopped by the deadline, or sliding protection (not the paper's)
         completed = incremental_attacker(inst, suppressed=inst.candidates[y > 0.5])
         y = candidate_mask(table, inst.candidates, completed).astype(float)
-        message = (f"{'stopped at the time limit; ' if found.stopped else ''}completed by "
-                   "the incremental attacker for "
-                   + ", ".join(table.describe(c) for c in exposed.tolist()))
+        notes.append("completed by the incremental attacker for "
+                     + ", ".join(table.describe(c) for c in exposed.tolist()))
     if clean:
         t0 = time.perf_counter()
         y = oracle.prune(y, np.argsort(-weights_y, kind="stable"), deadline)
@@ -109,12 +109,13 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     objective = float(weights_y @ y)
     return SolveResult.build(
         method=name, model="FS",
-        termination="optimal" if lower >= objective - 1e-9 else "finished",
+        termination="optimal" if lower >= objective - 1e-9 else (
+            "time_limit" if found.stopped else "finished"),
         lower_bound=lower, suppressed=suppressed, objective=objective, audit=checked,
         proof="lp" if lower > 0 else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
         model_size=dict(candidates=int(inst.candidates.size),
                         protected=int(inst.protected.size), paths=found.num_paths),
         history=(dict(iteration=0, time=timings["total"], lower_bound=lower,
                       upper_bound=objective, phase=method),),
-        message=message)
+        message="; ".join(notes))
 
