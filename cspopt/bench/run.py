@@ -126,7 +126,8 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                     f"\nSmith et al. (2012) Table II designs (`smith_factors`, seed 1): "
                     f"`exposed` = sensitive cells preprocessing leaves to protect (their K); "
                     f"`weight_order_cost` = the incremental attacker in decreasing weight "
-                    f"order; the GA (seed 0) within {time_limit:g} s; `evaluations` = "
+                    f"order; the GA (seed 0) within `ga_limit_s` (at least {time_limit:g} s, and "
+                    f"four weight-order runs); `evaluations` = "
                     f"incremental-attacker runs (the paper allowed 3-12 h).\n")
             return text
 

@@ -1,6 +1,6 @@
 """Lower bounds: the Lagrangian dual of (P)/(P_N) (Almeida & Carvalho 2005 §3.2, §4.2) with
-its maximisers and cut packing, and the capacity LP of interval protection (Fischetti &
-Salazar-Gonzalez 2001). Every bound returned is valid for the model's optimum.
+its maximisers and cut packing, the capacity LP of interval protection (Fischetti &
+Salazar-Gonzalez 2001) and the line bound of Kelly et al. (1992) and Castro (2007). Every bound returned is valid for the model's optimum.
 """
 
 from cspopt.bounds.capacity import capacity_bound, capacity_lp
@@ -16,7 +16,9 @@ from cspopt.bounds.lagrangian import (
                                       project_capped,
                                       tight_multipliers,
 )
+from cspopt.bounds.lines import line_bound
 
 __all__ = ["capacity_bound", "capacity_lp", "CutPool", "subgradient", "cutting_plane",
            "STEP_RULES", "LagrangianState", "Multipliers", "dual_ascent", "end_multipliers",
-           "evaluate", "initial_multipliers", "project_capped", "tight_multipliers"]
+           "evaluate", "initial_multipliers", "project_capped", "tight_multipliers",
+           "line_bound"]

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from cspopt.bounds.capacity import capacity_lp
+from cspopt.bounds.lines import line_bound
 from cspopt.heuristics import (
     castro_heuristic,
     gensup_heuristic,
@@ -51,8 +52,9 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                     must_publish=None, preprocessing: bool = True) -> SolveResult:
     """Run the heuristic ``method`` (:data:`HEURISTICS`) for interval protection.
 
-    The lower bound is the capacity LP's where the method starts from its point
-    (:data:`LP_GUIDED`, stopped at a quarter of the time limit), else 0; ``certify`` runs
+    The lower bound is the line bound (:func:`cspopt.bounds.lines.line_bound`, Kelly et al.
+    1992 as improved by Castro 2007), or the capacity LP's where the method starts from its
+    point (:data:`LP_GUIDED`, stopped at a quarter of the time limit); ``certify`` runs
     that LP to the time limit (a valid value wherever it stops). ``seed`` drives the
     randomised methods (:data:`RANDOMISED`). Statuses follow the contract of
     every solve: ``optimal`` only where that bound meets the cost.
@@ -70,12 +72,13 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                                  safe=inst.safe, timings=dict(total=time.perf_counter() - started))
     oracle = CapacityOracle(inst)
     weights_y = inst.weights[inst.candidates]
-    options, lower, converged = {"seed": seed} if method in RANDOMISED else {}, 0.0, False
+    options, converged = {"seed": seed} if method in RANDOMISED else {}, False
+    lower = integral_bound(line_bound(inst), weights_y)
     if method in LP_GUIDED:
         t0 = time.perf_counter()
         bound, options["lp_point"], _, converged = capacity_lp(inst, oracle, deadline=None if (
             time_limit is None) else started + _LP_SHARE * time_limit)
-        lower = integral_bound(bound, weights_y)
+        lower = max(lower, integral_bound(bound, weights_y))
         timings["bound"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     found = HEURISTICS[method](inst, deadline=deadline, **options)
@@ -112,7 +115,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         termination="optimal" if lower >= objective - 1e-9 else (
             "time_limit" if found.stopped else "finished"),
         lower_bound=lower, suppressed=suppressed, objective=objective, audit=checked,
-        proof="lp" if lower > 0 else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
+        proof="lp" if certify or method in LP_GUIDED else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
         model_size=dict(candidates=int(inst.candidates.size),
                         protected=int(inst.protected.size), paths=found.num_paths),
         history=(dict(iteration=0, time=timings["total"], lower_bound=lower,
