@@ -235,10 +235,15 @@ def test_heuristic_options_are_refused_elsewhere():
         cspopt.solve(table, method="castro", start=[0])
 
 
-def test_cli_prints_one_json_document(tmp_path):
-    path = tmp_path / "hier.jj"
-    write_jj(g.hierarchical_2d(20, 10, seed=1), path)
-    done = run("solve", str(path), "--method", "castro", "--clean", "--certify", "--json")
+@pytest.mark.parametrize("method", sorted(HEURISTICS))
+def test_cli_prints_one_json_document(tmp_path, method):
+    path = tmp_path / "table.jj"
+    table = (g.gensup_class1(20, 20, seed=2) if method in ("hypercube", "pbp")
+             else g.hierarchical_2d(20, 10, seed=1))
+    write_jj(table, path)
+    extra = ["--seed", "3"] if method in ("ga", "gensup") else []
+    done = run("solve", str(path), "--method", method, "--clean", "--certify", "--json",
+               "--time-limit", "30", *extra)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "feasible" and result["audit"]["protected"]

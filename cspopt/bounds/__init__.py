@@ -1,6 +1,7 @@
 """Lower bounds: the Lagrangian dual of (P)/(P_N) (Almeida & Carvalho 2005 §3.2, §4.2) with
 its maximisers and cut packing, the capacity LP of interval protection (Fischetti &
-Salazar-Gonzalez 2001) and the line bound of Kelly et al. (1992) and Castro (2007). Every bound returned is valid for the model's optimum.
+Salazar-Gonzalez 2001) and the line bound of Kelly et al. (1992) and Castro (2007). Every
+bound returned is valid for the model's optimum.
 """
 
 from cspopt.bounds.capacity import capacity_bound, capacity_lp

@@ -115,7 +115,8 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         termination="optimal" if lower >= objective - 1e-9 else (
             "time_limit" if found.stopped else "finished"),
         lower_bound=lower, suppressed=suppressed, objective=objective, audit=checked,
-        proof="lp" if certify or method in LP_GUIDED else "", unsafe=inst.protected, safe=inst.safe, timings=timings,
+        proof="lp" if certify or method in LP_GUIDED else "", unsafe=inst.protected,
+        safe=inst.safe, timings=timings,
         model_size=dict(candidates=int(inst.candidates.size),
                         protected=int(inst.protected.size), paths=found.num_paths),
         history=(dict(iteration=0, time=timings["total"], lower_bound=lower,
