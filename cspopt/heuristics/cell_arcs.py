@@ -17,7 +17,7 @@ import numpy as np
 
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.models.interval.instance import IntervalInstance
-from cspopt.table.network import ArcGraph, TableNetwork, reduced_network
+from cspopt.table.network import ArcGraph, TableNetwork
 
 __all__ = ["CellArcs", "cell_arcs", "PathsOutcome", "finish"]
 
@@ -55,7 +55,7 @@ def cell_arcs(inst: IntervalInstance, method: str, network: TableNetwork | None 
     table = inst.table
     if network is None:
         try:
-            network, _ = reduced_network(table)
+            network, _ = table.reduced_network()
         except NotNetworkError as error:
             raise InputError(f"{method} needs a 2-D table, possibly with one hierarchical "
                              f"dimension: {error}") from None

@@ -162,7 +162,7 @@ def reduced_network(table) -> tuple[TableNetwork, np.ndarray]:
         If no such network is found (e.g. 3-D tables, two hierarchical dimensions).
     """
     try:
-        return table_network(table), np.arange(table.num_relations)
+        return table.network(), np.arange(table.num_relations)
     except NotNetworkError:
         pass
     csr = table.relation_matrix.tocsr(copy=True)

@@ -28,7 +28,7 @@ from cspopt.errors import (
     NotNetworkError,
     PatternError,
 )
-from cspopt.table.network import TableNetwork, bipartite_graph, table_network
+from cspopt.table.network import TableNetwork, bipartite_graph, reduced_network, table_network
 from cspopt.table.structure import Dimension, relations_from_labels
 
 __all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS", "total_cells",
@@ -427,14 +427,31 @@ class Table:
         NotNetworkError
             If the relations are not a network matrix (e.g. hierarchical or 3-D tables).
         """
-        if isinstance(self._network_or_reason, NotNetworkError):
-            raise self._network_or_reason
-        return self._network_or_reason
+        return _or_raise(self._network_or_reason)
 
     @cached_property
     def _network_or_reason(self) -> TableNetwork | NotNetworkError:
         try:
             return table_network(self)
+        except NotNetworkError as exc:
+            return exc
+
+    def reduced_network(self) -> tuple[TableNetwork, np.ndarray]:
+        """The table's network once implied relations are dropped (2-D tables, also with one
+        hierarchical dimension; :func:`cspopt.table.network.reduced_network`) and the
+        relations kept, built once per table.
+
+        Raises
+        ------
+        NotNetworkError
+            If no such network exists (e.g. 3-D tables).
+        """
+        return _or_raise(self._reduced_network_or_reason)
+
+    @cached_property
+    def _reduced_network_or_reason(self) -> tuple[TableNetwork, np.ndarray] | NotNetworkError:
+        try:
+            return reduced_network(self)
         except NotNetworkError as exc:
             return exc
 
@@ -663,3 +680,9 @@ class Table:
             raise InvalidTableError("cells are not in row-major order with totals last")
         return len(rows), len(cols)
 
+
+def _or_raise(value):
+    """A cached result, or the cached :class:`NotNetworkError` raised again."""
+    if isinstance(value, NotNetworkError):
+        raise value
+    return value

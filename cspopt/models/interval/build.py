@@ -38,9 +38,8 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     down_room = a - lo
     if np.any(np.isinf(down_room)):
         raise InputError("the interval model needs finite a-priori lower bounds (lb)")
-    is_network = table.is_network
     finite = np.isfinite(hi)
-    if not np.all(finite) and not is_network:
+    if not np.all(finite) and not table.is_network:
         raise InputError(
             "the interval model needs finite a-priori upper bounds (ub) on tables that are "
             "not 2-D: without them no big-M is known to keep the lower bound valid")
@@ -58,10 +57,10 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
                             deviation_classes(sub))
     if not preprocessing:
         return inst
-    return inst.keep(_exposed_by_primaries(inst, is_network))
+    return inst.keep(_exposed_by_primaries(inst))
 
 
-def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarray:
+def _exposed_by_primaries(inst: IntervalInstance) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).
 
     Tables with a network form (2-D, and 2-D with one hierarchical dimension through
@@ -70,7 +69,7 @@ def _exposed_by_primaries(inst: IntervalInstance, is_network: bool) -> np.ndarra
     integral). Other tables: the interval audit of the primary pattern, which also judges
     integer completions where the audit does.
     """
-    oracle = CapacityOracle(inst, method="network" if is_network else "auto")
+    oracle = CapacityOracle(inst)
     if oracle.network is not None:
         return ~oracle.protected_cells(np.zeros(inst.candidates.size))
     exposed = audit(inst.table, (), requirement="interval", cells="sensitive").exposed

@@ -54,7 +54,6 @@ from cspopt.audit.judge import tolerance_for
 from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, NotNetworkError, SolverError
 from cspopt.models.interval.instance import IntervalInstance
-from cspopt.table.network import reduced_network
 
 __all__ = ["CapacityCut", "CapacityOracle", "cut_rows"]
 
@@ -327,7 +326,7 @@ class CapacityOracle:
         self.network = None
         if method == "network" or (method == "auto" and strengthen):
             try:
-                self.network, _ = reduced_network(table)
+                self.network, _ = table.reduced_network()
             except NotNetworkError:
                 if method == "network":
                     raise InputError("method='network' needs a table whose relations form a "
