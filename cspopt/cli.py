@@ -21,6 +21,7 @@ from pathlib import Path
 from cspopt import __version__
 from cspopt.backends.console import result_stdout
 from cspopt.errors import CspoptError, PatternError, SolverError
+from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.options import OPTIONS, refuse_inapplicable
 from cspopt.solving.api import DUALS, bound, certify, resolve_protection, solve
 
@@ -151,7 +152,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
                    route=args.route, relax=args.relax, separation=args.separation,
                    candidate_sets=args.candidate_sets, clean=args.clean, certify=args.certify,
-                   seed=args.seed)
+                   seed=args.seed, operator=args.operator, groups=args.groups)
     _refuse(table, args, method, options)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
@@ -288,7 +289,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
-                                        "sp", "hypercube", "pbp", "gensup", "ga"],
+                                        "sp", "hypercube", "pbp", "gensup", "ga", "ls"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
@@ -299,11 +300,15 @@ def _parser() -> argparse.ArgumentParser:
                         "hypercube = the hypercube method, pbp = PBP (2-D tables), gensup = "
                         "the genetic algorithm GenSup (2-D, one hierarchical dimension), ga = "
                         "Smith et al.'s (2012) GA over the incremental attacker's order "
-                        "(any table)")
+                        "(any table), ls = their local search over that order")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
     p.add_argument("--seed", type=int, default=0,
-                   help="randomised heuristics (gensup, ga): seed of the random choices")
+                   help="randomised heuristics (gensup, ga, ls): seed of the random choices")
+    p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
+                   help="ga, ls: " + OPTIONS["operator"].doc)
+    p.add_argument("--groups", type=int, default=None, metavar="N",
+                   help="ga, ls: " + OPTIONS["groups"].doc)
     p.add_argument("--certify", action="store_true",
                    help="heuristics: add cspopt's capacity LP bound (a certified gap)")
     p.add_argument("--separation", choices=["auto", "network", "lp"],

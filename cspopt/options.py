@@ -25,8 +25,11 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga"})
-_HEURISTIC_USERS = "the heuristics (method='castro', 'sp', 'hypercube', 'pbp', 'gensup', 'ga')"
+_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga", "ls"})
+_HEURISTIC_USERS = ("the heuristics (method='castro', 'sp', 'hypercube', 'pbp', 'gensup', "
+                    "'ga', 'ls')")
+_ORDER_SEARCHES = frozenset({"ga", "ls"})
+_ORDER_SEARCH_USERS = "Smith et al.'s order searches (method='ga' or 'ls')"
 
 
 @dataclass(frozen=True)
@@ -95,9 +98,18 @@ OPTIONS: dict[str, Option] = {
                     "Carvalho 2008 §5)"),
     "certify": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified"),
-    "seed": Option(0, _INTERVAL, frozenset({"gensup", "ga"}),
-                   "the randomised heuristics (method='gensup' or 'ga')",
+    "seed": Option(0, _INTERVAL, frozenset({"gensup", "ga", "ls"}),
+                   "the randomised heuristics (method='gensup', 'ga' or 'ls')",
                    "seed of its random choices: a seed gives one pattern"),
+    "operator": Option("adaptive", _INTERVAL, _ORDER_SEARCHES, _ORDER_SEARCH_USERS,
+                       "mutation of the order: 'adaptive' (operator and probability are "
+                       "genes, Smith et al. 2012 §IV-B) or one fixed operator, 'swap', "
+                       "'insert' or 'invert' (with method='ls': LS-Swap, LS-Insert, "
+                       "LS-Invert)"),
+    "groups": Option(None, _INTERVAL, _ORDER_SEARCHES, _ORDER_SEARCH_USERS,
+                     "protect the sensitive cells in this many groups by weight, one "
+                     "attacker LP a group and side (GA-group-K, §V); default: 40 on tables "
+                     "of more than 30,000 cells, one cell at a time below"),
 }
 
 #: instance options of interval protection, passed as ``**options``

@@ -18,7 +18,7 @@ from cspopt.audit import audit
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.heuristics import sp_heuristic
 from cspopt.io import write_jj
-from cspopt.models.interval import build_interval_instance
+from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import Table
 from cspopt.table import generators as g
@@ -194,7 +194,7 @@ def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_patt
 
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_tables_without_a_network_get_a_typed_error(method):
-    if method == "ga":  # attacker LPs: any linear table
+    if method in ("ga", "ls"):  # attacker LPs: any linear table
         result = cspopt.solve(_cube(), method=method)
         assert audit(_cube(), result.suppressed, requirement="interval").protected
         return
@@ -227,6 +227,50 @@ def test_smith_ga_operators_keep_permutations_and_the_ga_beats_the_weight_order(
     assert audit(table, runs[0].suppressed, requirement="interval").protected
 
 
+@pytest.mark.parametrize("table", [g.smith_factors(12, 10, seed=3, sensitive=0.15),
+                                   g.hierarchical_2d(12, 6, seed=2)], ids=["2d", "1h2d"])
+def test_grouped_attacker_and_local_search_give_audited_patterns(table):
+    """GA-group-K (Smith et al. 2012 §V): one attacker LP a group and side still protects
+    every cell (the completion is the proof); the local searches (LS-*) and the grouped GA
+    never end above the decreasing-weight order they start from."""
+    from cspopt.heuristics import incremental_attacker
+    from cspopt.heuristics.smith_ga import group_by_weight
+
+    inst = build_interval_instance(table)
+    groups = group_by_weight(inst, 3)
+    assert sorted(np.concatenate(groups)) == list(range(inst.protected.size))
+    assert [inst.weights[inst.protected[g]].max() for g in groups] == sorted(
+        [inst.weights[inst.protected[g]].max() for g in groups], reverse=True)
+    oracle = CapacityOracle(inst)
+    for order in (groups, groups[::-1], [np.arange(inst.protected.size)]):
+        pattern = incremental_attacker(inst, order=order)
+        y = np.isin(inst.candidates, pattern).astype(float)
+        assert oracle.protected_cells(y).all()
+        assert audit(table, pattern, requirement="interval").protected
+    by_weight = inst.weights[incremental_attacker(inst, order=np.concatenate(groups))].sum()
+    grouped = inst.weights[incremental_attacker(inst, order=groups)].sum()
+    for method, options in (("ls", dict(operator="swap")), ("ls", dict(operator="invert")),
+                            ("ga", dict(groups=3)), ("ls", dict(groups=3, operator="insert"))):
+        result = cspopt.solve(table, method=method, seed=1, **options)
+        assert result.status in ("feasible", "optimal"), result.message
+        assert audit(table, result.suppressed, requirement="interval").protected
+        start = grouped if "groups" in options else by_weight
+        assert result.objective <= start + 1e-9, (method, options)
+
+
+def test_order_search_options_are_checked(tmp_path):
+    table = g.smith_factors(8, 6, seed=1, sensitive=0.1)
+    write_jj(table, tmp_path / "t.jj")
+    with pytest.raises(InputError, match="operator"):
+        cspopt.solve(table, method="ga", operator="shuffle")
+    with pytest.raises(InputError, match="groups"):
+        cspopt.solve(table, method="ls", groups=0)
+    with pytest.raises(InputError, match="groups"):
+        cspopt.solve(table, method="sp", groups=4)
+    done = run("solve", str(tmp_path / "t.jj"), "--method", "castro", "--operator", "swap")
+    assert done.returncode == 2 and "--operator" in done.stderr
+
+
 def test_heuristic_options_are_refused_elsewhere():
     table = g.gensup_class1(10, 10, seed=1)
     with pytest.raises(InputError, match="clean"):
@@ -241,7 +285,7 @@ def test_cli_prints_one_json_document(tmp_path, method):
     table = (g.gensup_class1(20, 20, seed=2) if method in ("hypercube", "pbp")
              else g.hierarchical_2d(20, 10, seed=1))
     write_jj(table, path)
-    extra = ["--seed", "3"] if method in ("ga", "gensup") else []
+    extra = ["--seed", "3"] if method in ("ga", "ls", "gensup") else []
     done = run("solve", str(path), "--method", method, "--clean", "--certify", "--json",
                "--time-limit", "30", *extra)
     assert done.returncode == 0, done.stderr

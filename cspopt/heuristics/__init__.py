@@ -4,7 +4,7 @@ incremental attacker (interval protection, Smith et al. 2012), also guided by an
 and, for interval protection on network tables, Castro's (2007) shortest-paths heuristic,
 the SP heuristic, the hypercube method, PBP and the genetic algorithm GenSup (Almeida,
 Schütz & Carvalho 2008 §3-4); on any table, Smith et al.'s (2012) self-adaptive GA over the
-incremental attacker's order.
+incremental attacker's order and their local searches over it.
 Every pattern a caller returns passes the audit first.
 """
 
@@ -16,8 +16,8 @@ from cspopt.heuristics.incremental import incremental_attacker, lp_guided_attack
 from cspopt.heuristics.path import exclusion_search, path_heuristic
 from cspopt.heuristics.pbp import pbp_heuristic
 from cspopt.heuristics.shortest_paths import sp_heuristic
-from cspopt.heuristics.smith_ga import smith_ga
+from cspopt.heuristics.smith_ga import local_search, smith_ga
 
 __all__ = ["path_heuristic", "exclusion_search", "incremental_attacker", "lp_guided_attacker",
            "castro_heuristic", "sp_heuristic", "hypercube_heuristic",
-           "pbp_heuristic", "gensup_heuristic", "smith_ga", "PathsOutcome"]
+           "pbp_heuristic", "gensup_heuristic", "smith_ga", "local_search", "PathsOutcome"]

@@ -9,7 +9,10 @@ swap, insertion or inversion whose operator and probability are genes of the ind
 that change at random with probability 0.1 (self-adaption, §IV-B). An offspring replaces the
 worst individual when cheaper (steady state). Only the cells preprocessing leaves exposed
 are ordered (the candidate set K of Serpell et al. 2013, §V of the paper); the others are
-protected by them. It works on any linear table: each evaluation is two attacker LPs a cell.
+protected by them. It works on any linear table: each evaluation is two attacker LPs a cell,
+or, with the cells in groups (GA-group-K, §V: 40 groups by weight, the GA ordering the
+groups), two a group. The local searches LS-Swap, LS-Insert and LS-Invert of §IV are the
+same loop with a population of one and a fixed operator (:func:`local_search`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,16 @@ from cspopt.heuristics.cell_arcs import PathsOutcome
 from cspopt.heuristics.incremental import incremental_attacker
 from cspopt.models.interval.instance import IntervalInstance
 
-__all__ = ["smith_ga"]
+__all__ = ["smith_ga", "local_search", "group_by_weight", "default_groups", "OPERATORS",
+           "OPERATOR_CHOICES"]
 
 #: the mutation operators (§IV, Insertion/Swap/Invert)
 OPERATORS = ("swap", "insert", "invert")
+#: the operator choices: self-adaptive (§IV-B) or one fixed operator
+OPERATOR_CHOICES = ("adaptive", *OPERATORS)
+#: GA-group-K (§V): the number of groups, and the table size from which grouping paid
+GROUPS = 40
+_GROUPING_FROM_CELLS = 30_000
 #: crossover rate (§IV: "a fixed rate of 0.7 ... from the literature")
 _CROSSOVER_RATE = 0.7
 #: probability that a self-adaptive gene changes in an offspring (§IV-B)
@@ -45,22 +54,34 @@ class _Individual:
 
 
 def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
-             evaluations: int = 200, deadline: float | None = None) -> PathsOutcome:
+             evaluations: int = 200, operator: str = "adaptive", groups: int | None = None,
+             deadline: float | None = None) -> PathsOutcome:
     """Smith et al. (2012) §IV: the self-adaptive GA over the incremental attacker's order.
 
     Fitness: the cost of :func:`~cspopt.heuristics.incremental.incremental_attacker` run
     in the individual's order. Stops after ``evaluations`` fitness evaluations, when the
-    population's mean stays within 1 % of the best for 100 offspring, or at ``deadline``
+    population's mean stays within 1 % of the best for 100 offspring (a population of two
+    or more), or at ``deadline``
     (keeping the best found; before the first evaluation ends, the pattern of every
     candidate). ``num_paths`` counts evaluations. Randomness comes from ``seed`` only.
+    ``operator``: ``"adaptive"`` (the operator and its probability are genes, §IV-B) or
+    one of :data:`OPERATORS` at probability 1/length (the paper's fixed-operator GAs).
+    ``groups``: protect the cells in this many groups of similar weight and order the
+    groups (GA-group-K, §V); ``None``: 40 groups on tables of more than 30,000 cells, where
+    the paper found grouping better, one cell at a time below.
     """
+    if operator not in OPERATOR_CHOICES:
+        raise ValueError(f"operator must be one of {OPERATOR_CHOICES}, not {operator!r}")
     rng = np.random.default_rng(seed)
-    size = inst.protected.size
-    by_weight = np.argsort(-inst.weights[inst.protected], kind="stable")
+    members = group_by_weight(inst, groups or default_groups(inst))
+    size = len(members)
+    by_weight = np.arange(size)  # members are listed heaviest first
+    adaptive = operator == "adaptive"
     outcome = PathsOutcome(np.zeros(inst.candidates.size))
 
     def evaluate(order, operator, rate) -> _Individual | None:
-        pattern = incremental_attacker(inst, order=order, deadline=deadline, fallback=False)
+        pattern = incremental_attacker(inst, order=[members[g] for g in order],
+                                       deadline=deadline, fallback=False)
         outcome.num_paths += 1
         if pattern is None:
             return None
@@ -71,7 +92,8 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
                                              for _ in range(population - 2)]
     pool: list[_Individual] = []
     for order in starts[:population]:
-        found = evaluate(order, OPERATORS[rng.integers(3)], 1.0 / max(size, 1))
+        found = evaluate(order, OPERATORS[rng.integers(3)] if adaptive else operator,
+                         1.0 / max(size, 1))
         if found is None:
             break
         pool.append(found)
@@ -83,9 +105,9 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
         order = (_order_crossover(first.order, second.order, rng)
                  if size > 1 and rng.random() < _CROSSOVER_RATE else first.order.copy())
         operator, rate = first.operator, first.rate
-        if rng.random() < _GENE_CHANGE:
+        if adaptive and rng.random() < _GENE_CHANGE:
             operator = OPERATORS[rng.integers(3)]
-        if rng.random() < _GENE_CHANGE:
+        if adaptive and rng.random() < _GENE_CHANGE:
             rate = float(rng.uniform(0.0, 0.5)) or rate
         child = evaluate(_mutate(order, operator, rate, rng), operator, rate)
         if child is None:
@@ -95,7 +117,7 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
             pool[worst] = child
         costs = np.array([member.cost for member in pool])
         close = close + 1 if costs.mean() <= 1.01 * costs.min() else 0
-        if close >= _CONVERGED_FOR:
+        if population > 1 and close >= _CONVERGED_FOR:
             break
     outcome.stopped = deadline is not None and time.perf_counter() > deadline
     if pool:
@@ -104,6 +126,32 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
     else:  # not one evaluation within the deadline: every candidate protects, if any does
         outcome.suppressed = np.ones(inst.candidates.size)
     return outcome
+
+
+def local_search(inst: IntervalInstance, *, seed: int = 0, evaluations: int = 200,
+                 operator: str = "swap", groups: int | None = None,
+                 deadline: float | None = None) -> PathsOutcome:
+    """Smith et al. (2012) §IV's local searches (LS-Swap, LS-Insert, LS-Invert): from the
+    decreasing-weight order, mutate the order with ``operator`` and keep the child when
+    its incremental-attacker pattern is cheaper; :func:`smith_ga` with a population of one
+    (the paper's own definition), same options and stopping rules."""
+    return smith_ga(inst, seed=seed, population=1, evaluations=evaluations,
+                    operator=operator, groups=groups, deadline=deadline)
+
+
+def default_groups(inst: IntervalInstance) -> int:
+    """How many groups :func:`smith_ga` protects by default: 40 on tables of more than
+    30,000 cells, where Smith et al. (2012, §V) found GA-group-K best; one cell a group
+    below."""
+    return GROUPS if inst.table.num_cells > _GROUPING_FROM_CELLS else inst.protected.size
+
+
+def group_by_weight(inst: IntervalInstance, groups: int) -> list[np.ndarray]:
+    """The protected cells (indices into ``inst.protected``) in ``groups`` groups of
+    consecutive cells in decreasing weight, heaviest group first (§V: "grouping is done by
+    the cell weighting")."""
+    by_weight = np.argsort(-inst.weights[inst.protected], kind="stable")
+    return [g for g in np.array_split(by_weight, min(groups, by_weight.size)) if g.size]
 
 
 def _tournament(pool: list[_Individual], rng) -> _Individual:

@@ -91,6 +91,8 @@ def solve(
     clean: bool = OPTIONS["clean"].default,
     certify: bool = OPTIONS["certify"].default,
     seed: int = OPTIONS["seed"].default,
+    operator: str = OPTIONS["operator"].default,
+    groups: int | None = OPTIONS["groups"].default,
     instance=None,
     **options,
 ) -> SolveResult:
@@ -109,7 +111,7 @@ def solve(
         that branch-and-cut from the incumbent if a gap remains. Interval protection:
         ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``mip`` (the compact model,
         HiGHS), or a heuristic of :data:`cspopt.solving.heuristic.HEURISTICS` (``castro``,
-        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``).
+        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``, ``ls``).
     protection : {"auto", "exact", "interval"}
         ``exact`` solves the exact-disclosure problem (the other parameters);
         ``interval`` the protection-interval problem by branch-and-cut
@@ -140,6 +142,7 @@ def solve(
     instance : ExactInstance, optional
         A prebuilt instance (its options then replace ``model`` and ``options``).
     solver, threads, route, relax, separation, candidate_sets, clean, certify, seed
+    operator, groups
         See :data:`cspopt.options.OPTIONS`, which also says which protection and method
         takes each option; setting one where it does not apply is an :class:`InputError`
         naming it.
@@ -162,7 +165,8 @@ def solve(
                              multipliers=multipliers, solver=solver, threads=threads,
                              route=route, relax=relax, separation=separation,
                              candidate_sets=candidate_sets, clean=clean, certify=certify,
-                             seed=seed, instance=instance),
+                             seed=seed, operator=operator, groups=groups,
+                             instance=instance),
                         protection=protection, method=method)
     if protection == "interval":
         options = _interval_instance_options(table, options)
@@ -170,7 +174,8 @@ def solve(
             if start is not None:
                 raise InputError(f"method {method!r} takes no start pattern")
             return solve_heuristic(table, method=method, time_limit=time_limit, clean=clean,
-                                   certify=certify, seed=seed, **options)
+                                   certify=certify, seed=seed, operator=operator,
+                                   groups=groups, **options)
         if method == "mip":
             return solve_interval(table, relax=relax, route=route, time_limit=time_limit,
                                   gap=gap, verbose=verbose, mip_start=start, **options)

@@ -13,21 +13,25 @@ gap is a certificate. Every pattern passes :func:`cspopt.audit` before it is ret
 
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
 
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.lines import line_bound
+from cspopt.errors import InputError
 from cspopt.heuristics import (
     castro_heuristic,
     gensup_heuristic,
     hypercube_heuristic,
     incremental_attacker,
+    local_search,
     pbp_heuristic,
     smith_ga,
     sp_heuristic,
 )
+from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits
@@ -38,7 +42,10 @@ __all__ = ["HEURISTICS", "RANDOMISED", "solve_heuristic"]
 
 #: the heuristics :func:`solve_heuristic` runs, by method name
 HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic,
-              "pbp": pbp_heuristic, "gensup": gensup_heuristic, "ga": smith_ga}
+              "pbp": pbp_heuristic, "gensup": gensup_heuristic, "ga": smith_ga,
+              "ls": local_search}
+#: the options some heuristics take (:data:`cspopt.options.OPTIONS` says which)
+_METHOD_OPTIONS = ("seed", "operator", "groups")
 #: the randomised ones, which take ``seed``
 RANDOMISED = frozenset(OPTIONS["seed"].methods)
 #: the ones that start from the capacity LP's point (``lp_point``), whose bound they report
@@ -48,7 +55,8 @@ _LP_SHARE = 0.25
 
 
 def solve_heuristic(table, *, method: str = "castro", time_limit: float | None = None,
-                    clean: bool = False, certify: bool = False, seed: int = 0, weights=None,
+                    clean: bool = False, certify: bool = False, seed: int = 0,
+                    operator: str = "adaptive", groups: int | None = None, weights=None,
                     must_publish=None, preprocessing: bool = True) -> SolveResult:
     """Run the heuristic ``method`` (:data:`HEURISTICS`) for interval protection.
 
@@ -56,11 +64,17 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     1992 as improved by Castro 2007), or the capacity LP's where the method starts from its
     point (:data:`LP_GUIDED`, stopped at a quarter of the time limit); ``certify`` runs
     that LP to the time limit (a valid value wherever it stops). ``seed`` drives the
-    randomised methods (:data:`RANDOMISED`). Statuses follow the contract of
+    randomised methods (:data:`RANDOMISED`); ``operator`` and ``groups`` Smith et al.'s
+    order searches (``ga``, ``ls``). Statuses follow the contract of
     every solve: ``optimal`` only where that bound meets the cost.
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit)
+    if operator not in OPERATOR_CHOICES:
+        raise InputError(f"operator must be one of {', '.join(OPERATOR_CHOICES)}, "
+                         f"got {operator!r}")
+    if groups is not None and not (isinstance(groups, numbers.Integral) and groups >= 1):
+        raise InputError(f"groups must be a positive integer, got {groups!r}")
     deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
@@ -72,7 +86,10 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                                  safe=inst.safe, timings=dict(total=time.perf_counter() - started))
     oracle = CapacityOracle(inst)
     weights_y = inst.weights[inst.candidates]
-    options, converged = {"seed": seed} if method in RANDOMISED else {}, False
+    given = dict(seed=seed, operator=operator, groups=groups)
+    options = {name: given[name] for name in _METHOD_OPTIONS
+               if method in OPTIONS[name].methods}
+    converged = False
     lower = integral_bound(line_bound(inst), weights_y)
     if method in LP_GUIDED:
         t0 = time.perf_counter()
