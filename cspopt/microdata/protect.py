@@ -1,0 +1,187 @@
+"""From microdata to a protected table in one call: tabulate, apply the sensitivity rules,
+set the protection levels, solve with a certificate, and report cell by cell.
+
+The table handed to the solver is an ordinary :class:`~cspopt.table.Table`: cells labelled
+by their codes, relations from the hierarchies, sensitive cells with lower and upper
+protection levels from the rules (:mod:`cspopt.microdata.rules`), empty cells published.
+Its pattern is audited like every pattern cspopt returns, and the report gives, for each
+suppressed cell, the interval an attacker can derive from the published table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cspopt.errors import InputError, MissingExtraError
+from cspopt.microdata.rules import Rule, apply_rules, parse_rules
+from cspopt.microdata.tabulate import Tabulation, tabulate
+from cspopt.result import SolveResult
+from cspopt.solving import solve
+from cspopt.table import Table
+
+__all__ = ["protect", "ProtectedTable", "build_table", "CELL_STATUSES"]
+
+#: what :meth:`ProtectedTable.to_frame` says of each cell
+CELL_STATUSES = ("published", "primary", "secondary", "empty")
+#: the cost choices besides a column name
+_COSTS = ("value", "unit", "frequency", "log")
+
+
+@dataclass(frozen=True)
+class ProtectedTable:
+    """A table built from microdata, its sensitive cells and the protecting pattern.
+
+    ``table`` is what was solved; ``result`` the solve (pattern, cost, lower bound,
+    certified gap, audit); ``tabulation`` the cells' contributions; ``rules_hit`` per cell
+    the rules that made it sensitive (``""`` for none).
+    """
+
+    table: Table
+    result: SolveResult
+    tabulation: Tabulation
+    rules_hit: tuple[str, ...]
+
+    @property
+    def status(self) -> np.ndarray:
+        """Per cell one of :data:`CELL_STATUSES`."""
+        out = np.full(self.table.num_cells, "published", dtype=object)
+        out[self.tabulation.empty] = "empty"
+        out[list(self.result.suppressed)] = "secondary"
+        out[self.table.sensitive] = "primary"
+        return out
+
+    def to_frame(self):
+        """One row per cell (needs pandas): its codes, ``value``, ``contributors``,
+        ``status``, the rules that flagged it, its protection levels, the attacker's
+        interval (``attacker_low``, ``attacker_high``) for each suppressed cell, and
+        ``published``: the value, or empty where suppressed."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise MissingExtraError("to_frame needs pandas: pip install "
+                                    "'cspopt[microdata]'") from None
+        t = self.table
+        status = self.status
+        low = np.full(t.num_cells, np.nan)
+        high = np.full(t.num_cells, np.nan)
+        if self.result.audit is not None:
+            for cell in self.result.audit.cells:
+                low[cell.cell], high[cell.cell] = cell.low, cell.high
+        frame = pd.DataFrame(list(self.table.labels),
+                             columns=[d.name for d in self.tabulation.dimensions])
+        frame["value"] = t.values
+        frame["contributors"] = self.tabulation.contributions.count.astype(int)
+        frame["status"] = status
+        frame["rules"] = list(self.rules_hit)
+        frame["lower_protection"] = t.lower_protection
+        frame["upper_protection"] = t.upper_protection
+        frame["attacker_low"], frame["attacker_high"] = low, high
+        frame["published"] = np.where(np.isin(status, ("primary", "secondary")), np.nan,
+                                      t.values)
+        return frame
+
+    def summary(self) -> str:
+        """A few lines for people: the cells, the rules' primaries, and the solve."""
+        status = self.status
+        counts = {s: int((status == s).sum()) for s in CELL_STATUSES}
+        return (f"{self.table.num_cells} cells: {counts['primary']} primary, "
+                f"{counts['secondary']} secondary, {counts['empty']} empty\n"
+                + self.result.summary())
+
+
+def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
+                name: str = "") -> tuple[Table, tuple[str, ...]]:
+    """The table to protect: cells, relations, sensitive cells with their protection
+    levels (lower levels capped at what the attacker's a-priori bound allows: a cell
+    cannot be shown to be below 0), empty cells published. Returns it and the rules that
+    flag each cell.
+
+    A-priori bounds: ``[0, M]`` (nonnegative responses) or ``[-M, M]``, with ``M`` the sum
+    of the absolute responses, which no cell can exceed. An attacker who knows only
+    ``[0, inf)`` knows less, so a pattern that protects against these bounds protects
+    against that attacker too; the finite ``M`` is what the interval model needs on tables
+    that are not 2-D.
+    """
+    cells = tabulation.contributions
+    sensitive, level, hit = apply_rules(rules, cells)
+    nonnegative = bool((cells.top >= 0).all() and (cells.total >= 0).all())
+    lower = np.where(sensitive, np.minimum(level, cells.total) if nonnegative else level, 0.0)
+    status = np.where(sensitive, "u", np.where(tabulation.empty, "z", "s"))
+    if isinstance(costs, str) and costs in ("value", "unit", "log"):
+        weights = costs
+    elif isinstance(costs, str) and costs == "frequency":
+        weights = cells.count
+    elif isinstance(costs, str):
+        if costs not in tabulation.sums:
+            raise InputError(f"costs {costs!r} is neither one of {', '.join(_COSTS)} nor a "
+                             "column tabulated with the table")
+        weights = tabulation.sums[costs]
+    else:
+        weights = costs
+    bound = max(tabulation.magnitude, 1.0)
+    table = Table.from_labels(tabulation.labels, cells.total, tabulation.dimensions,
+                              status=status, costs=weights, nonnegative=nonnegative,
+                              apriori_lower=0.0 if nonnegative else -bound,
+                              apriori_upper=bound,
+                              lower_protection=lower,
+                              upper_protection=np.where(sensitive, level, 0.0), name=name)
+    return table, tuple(hit)
+
+
+def protect(data, dimensions: Sequence[str], *, response: str | None = None,
+            rules: str | Rule | Sequence[str | Rule] = (),
+            hierarchies: Mapping[str, object] | None = None, costs="value",
+            total: str = "Total", protection: str = "interval", method: str = "auto",
+            time_limit: float | None = None, **options) -> ProtectedTable:
+    """Protect the table of ``data`` over ``dimensions`` by cell suppression.
+
+    Parameters
+    ----------
+    data
+        Microdata: a pandas DataFrame, a mapping of columns, a list of records, or a CSV or
+        Parquet path (:func:`~cspopt.microdata.tabulate.read_microdata`).
+    dimensions : list of str
+        The explanatory variables.
+    response : str, optional
+        The variable the cells sum; ``None`` for a frequency (count) table.
+    rules : str or Rule or list
+        Sensitivity rules in tau-ARGUS' spelling, e.g. ``"P(15)"``, ``"NK(3,75)|FREQ(3,10)"``
+        (:func:`~cspopt.microdata.rules.parse_rules`).
+    hierarchies : mapping, optional
+        Per dimension a parent map, a tau-ARGUS ``.hrc`` path or a
+        :class:`~cspopt.table.Dimension`.
+    costs : {"value", "unit", "frequency", "log"} or column name or array
+        Information loss of suppressing each cell (tau-ARGUS' default: the value).
+    protection : {"interval", "exact"}
+        Interval protection by the rules' levels (Fischetti & Salazar-Gonzalez), or exact
+        disclosure only (frequency tables).
+    method, time_limit, **options
+        Passed to :func:`cspopt.solve`.
+
+    Returns
+    -------
+    ProtectedTable
+        With ``result`` (audited pattern, certified gap) and :meth:`~ProtectedTable.to_frame`.
+    """
+    parsed = parse_rules(rules)
+    if not parsed:
+        raise InputError("no sensitivity rule given: pass rules=..., e.g. 'P(15)' or "
+                         "'NK(3,75)|FREQ(3,10)'")
+    if protection not in ("interval", "exact"):
+        raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
+    extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
+    tabulation = tabulate(data, dimensions, response=response, hierarchies=hierarchies,
+                          total=total, depth=max((r.depth for r in parsed), default=1),
+                          sums=extra, nonnegative=any(r.needs_nonnegative for r in parsed)
+                          and response is not None)
+    table, hit = build_table(tabulation, parsed, costs=costs,
+                             name=" x ".join(dimensions))
+    if protection == "exact":
+        table = table.replace(lower_protection=np.zeros(table.num_cells),
+                              upper_protection=np.zeros(table.num_cells))
+    result = solve(table, protection=protection, method=method, time_limit=time_limit,
+                   **options)
+    return ProtectedTable(table, result, tabulation, hit)

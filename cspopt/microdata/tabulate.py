@@ -1,0 +1,245 @@
+"""Tables from microdata: one record per respondent, explanatory variables and a response.
+
+Every record contributes to each cell whose codes are its own codes or their ancestors in
+the hierarchies (the total of every dimension included), as tau-ARGUS tabulates. The table
+holds every combination of codes, so that all the relations of the hierarchies hold
+(:func:`cspopt.table.structure.relations_from_labels`); a combination no record reaches is
+an empty cell, published as empty (an attacker knows it holds nothing). Per cell the
+tabulation keeps its number of contributors and its largest contributions, as deep as the
+sensitivity rules read.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cspopt.errors import InputError, MissingExtraError
+from cspopt.microdata.rules import CellContributions
+from cspopt.table import Dimension
+
+__all__ = ["Tabulation", "tabulate", "read_microdata"]
+
+
+@dataclass(frozen=True)
+class Tabulation:
+    """Cells of a table built from microdata: ``labels`` (one code tuple per cell, in the
+    order of the product of ``dimensions``' codes), ``contributions`` (totals, counts and
+    largest contributions, :class:`~cspopt.microdata.rules.CellContributions`), and the
+    per-cell sum of each extra column asked for (``sums``, e.g. a cost variable).
+    ``magnitude`` is the sum of the absolute responses: no cell can exceed it."""
+
+    dimensions: tuple[Dimension, ...]
+    labels: tuple[tuple[str, ...], ...]
+    contributions: CellContributions
+    sums: Mapping[str, np.ndarray]
+    response: str | None
+    magnitude: float
+
+    @property
+    def empty(self) -> np.ndarray:
+        """Cells no record reaches."""
+        return self.contributions.count == 0
+
+
+def read_microdata(source) -> Mapping[str, Sequence]:
+    """Columns of ``source``: a pandas DataFrame, a mapping of column -> values, a list of
+    records (dicts), or a path to a CSV file (``,`` or ``;`` separated, header line) or a
+    Parquet file (needs pandas and pyarrow)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if path.lower().endswith((".parquet", ".pq")):
+            try:
+                import pandas as pd
+                return pd.read_parquet(path)
+            except ImportError:
+                raise MissingExtraError("Parquet needs pandas and pyarrow: pip install "
+                                        "'cspopt[microdata]' pyarrow") from None
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            sample = handle.read(4096)
+            handle.seek(0)
+            delimiter = ";" if sample.count(";") > sample.count(",") else ","
+            reader = csv.reader(handle, delimiter=delimiter)
+            header = next(reader, None)
+            if not header:
+                raise InputError(f"{path}: no header line")
+            rows = list(reader)
+        for line, row in enumerate(rows, start=2):
+            if len(row) != len(header):
+                raise InputError(f"{path}:{line}: {len(row)} fields, the header has "
+                                 f"{len(header)}")
+        return {name.strip(): [row[i].strip() for row in rows] for i, name in enumerate(header)}
+    if isinstance(source, Sequence) and not isinstance(source, str):
+        names = list(source[0]) if len(source) else []
+        return {name: [record.get(name) for record in source] for name in names}
+    if hasattr(source, "columns") or isinstance(source, Mapping):
+        return source
+    raise InputError("microdata must be a DataFrame, a mapping of columns, a list of records "
+                     f"or a CSV/Parquet path, not {type(source).__name__}")
+
+
+def _column(data, name: str, what: str) -> list:
+    columns = list(data.columns) if hasattr(data, "columns") else list(data)
+    if name not in columns:
+        raise InputError(f"{what} {name!r} is not a column of the microdata (columns: "
+                         f"{', '.join(map(str, columns))})")
+    values = data[name]
+    return list(values.tolist() if hasattr(values, "tolist") else values)
+
+
+def _numbers(data, name: str, what: str) -> np.ndarray:
+    values = _column(data, name, what)
+    out = np.empty(len(values))
+    for row, value in enumerate(values):
+        try:
+            out[row] = float(value)
+        except (TypeError, ValueError):
+            out[row] = math.nan
+        if not math.isfinite(out[row]):
+            raise InputError(f"record {row}: {what} {name!r} is {value!r}, not a finite number")
+    return out
+
+
+def _codes(values: list, name: str) -> list[str]:
+    codes = []
+    for row, value in enumerate(values):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            raise InputError(f"record {row}: dimension {name!r} has no code")
+        codes.append(str(value).strip())
+    return codes
+
+
+def _dimension(name: str, codes: list[str], hierarchy, total: str) -> Dimension:
+    """The dimension of variable ``name``: flat over the codes seen, or the given hierarchy
+    (a :class:`Dimension`, a mapping code -> parent code, or a tau-ARGUS ``.hrc`` path),
+    whose leaves must hold every code seen."""
+    seen = list(dict.fromkeys(codes))
+    if hierarchy is None:
+        if total in seen:
+            raise InputError(f"dimension {name!r} has a code equal to the total code {total!r}")
+        return Dimension.flat(name, sorted(seen, key=_natural) + [total], total=total)
+    if isinstance(hierarchy, Dimension):
+        dim = hierarchy
+    elif isinstance(hierarchy, Mapping):
+        parent = {str(c).strip(): str(p).strip() for c, p in hierarchy.items()}
+        for code in seen:  # codes seen but not in the map hang under the total
+            parent.setdefault(code, total)
+        ordered = list(dict.fromkeys([total, *parent.values(), *parent]))
+        ordered.remove(total)
+        dim = Dimension(name, (total, *ordered), parent)
+    else:
+        dim = Dimension.from_hrc(name, hierarchy, total=total)
+    for row, code in enumerate(codes):
+        if code not in dim.parent and code != dim.total:
+            raise InputError(f"record {row}: code {code!r} of dimension {name!r} is not in "
+                             "its hierarchy")
+        if not dim.is_leaf(code):
+            raise InputError(f"record {row}: code {code!r} of dimension {name!r} is a "
+                             "subtotal of its hierarchy, not a bottom-level code")
+    return dim
+
+
+def _natural(code: str):
+    return (0, int(code), code) if code.lstrip("-").isdigit() else (1, 0, code)
+
+
+def _ancestors(dim: Dimension) -> tuple[np.ndarray, np.ndarray]:
+    """Per code of ``dim`` (by position), the positions of itself and every ancestor, as
+    rows of a matrix padded with -1, and each row's length."""
+    where = {c: i for i, c in enumerate(dim.codes)}
+    chains = []
+    for code in dim.codes:
+        chain, at = [where[code]], code
+        while at != dim.total:
+            at = dim.parent[at]
+            chain.append(where[at])
+        chains.append(chain)
+    lengths = np.array([len(ch) for ch in chains])
+    matrix = np.full((len(chains), lengths.max()), -1, dtype=np.int64)
+    for i, chain in enumerate(chains):
+        matrix[i, :len(chain)] = chain
+    return matrix, lengths
+
+
+def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
+             hierarchies: Mapping[str, object] | None = None, total: str = "Total",
+             depth: int = 2, sums: Sequence[str] = (), nonnegative: bool = False
+             ) -> Tabulation:
+    """Tabulate microdata over ``dimensions``.
+
+    Parameters
+    ----------
+    data
+        See :func:`read_microdata`.
+    dimensions : list of str
+        The explanatory variables.
+    response : str, optional
+        The variable summed in the cells; ``None``: counts (a frequency table).
+    hierarchies : mapping dimension -> hierarchy, optional
+        A :class:`~cspopt.table.Dimension`, a mapping code -> parent code, or the path of a
+        tau-ARGUS ``.hrc`` file; other dimensions are flat (codes seen plus ``total``).
+    depth : int
+        How many of each cell's largest contributions to keep (what the rules read).
+    sums : list of str
+        Further numeric columns to sum per cell (e.g. a cost variable).
+    nonnegative : bool
+        Refuse negative responses, naming the record (the dominance and p%-rules assume
+        nonnegative contributions).
+    """
+    data = read_microdata(data)
+    dimensions = list(dimensions)
+    if not dimensions:
+        raise InputError("a table needs at least one dimension")
+    if len(set(dimensions)) != len(dimensions):
+        raise InputError(f"dimensions repeat a variable: {dimensions}")
+    hierarchies = dict(hierarchies or {})
+    unknown = sorted(set(hierarchies) - set(dimensions))
+    if unknown:
+        raise InputError(f"hierarchies given for {', '.join(unknown)}, which are not "
+                         "dimensions of the table")
+    codes = {d: _codes(_column(data, d, "dimension"), d) for d in dimensions}
+    size = len(next(iter(codes.values())))
+    if size == 0:
+        raise InputError("the microdata have no records")
+    values = np.ones(size) if response is None else _numbers(data, response, "response")
+    if nonnegative:
+        for row in np.flatnonzero(values < 0)[:1].tolist():
+            raise InputError(f"record {row}: response {response!r} is {values[row]:g}, but "
+                             "the dominance and p%-rules need nonnegative contributions")
+    dims = tuple(_dimension(d, codes[d], hierarchies.get(d), total) for d in dimensions)
+    extra = {name: _numbers(data, name, "column") for name in sums}
+
+    # every record x every combination of its codes' ancestors -> a cell id (mixed radix)
+    cell = np.zeros(size, dtype=np.int64)
+    record = np.arange(size)
+    for dim, name in zip(dims, dimensions):
+        chains, lengths = _ancestors(dim)
+        where = {c: i for i, c in enumerate(dim.codes)}
+        own = np.array([where[c] for c in codes[name]])[record]
+        rows = chains[own]
+        cell = np.repeat(cell, lengths[own]) * len(dim.codes) + rows[rows >= 0]
+        record = np.repeat(record, lengths[own])
+    num_cells = math.prod(len(d.codes) for d in dims)
+    x = values[record]
+    count = np.bincount(cell, minlength=num_cells).astype(float)
+    totals = np.bincount(cell, weights=x, minlength=num_cells)
+    order = np.lexsort((-x, cell))  # by cell, largest contribution first
+    ranked_cell, ranked_x = cell[order], x[order]
+    starts = np.searchsorted(ranked_cell, np.arange(num_cells))
+    rank = np.arange(ranked_cell.size) - starts[ranked_cell]
+    top = np.zeros((num_cells, max(depth, 1)))
+    keep = rank < top.shape[1]
+    top[ranked_cell[keep], rank[keep]] = ranked_x[keep]
+    labels = tuple(itertools.product(*(d.codes for d in dims)))
+    return Tabulation(dims, labels, CellContributions(totals, count, top),
+                      {name: np.bincount(cell, weights=col[record], minlength=num_cells)
+                       for name, col in extra.items()}, response,
+                      float(np.abs(values).sum()))
