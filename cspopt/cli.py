@@ -1,4 +1,4 @@
-"""Command-line interface: ``cspopt info|audit|solve|bound|certify|generate|convert|bench``.
+"""Command-line interface: ``cspopt info|audit|solve|bound|certify|protect|generate|convert|bench``.
 
 Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
 exposed cell (``solve``: no pattern; ``certify``: the pattern is unsafe), 2 bad input (one
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from cspopt import __version__
 from cspopt.backends.console import result_stdout
-from cspopt.errors import CspoptError, PatternError, SolverError
+from cspopt.errors import CspoptError, InputError, PatternError, SolverError
 from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.options import OPTIONS, refuse_inapplicable
 from cspopt.solving.api import DUALS, bound, certify, resolve_protection, solve
@@ -196,6 +196,33 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     return 0 if result.audit.protected else 1
 
 
+def _cmd_protect(args: argparse.Namespace) -> int:
+    from cspopt.microdata import protect
+
+    hierarchies = {}
+    for item in args.hrc:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"--hrc {item!r}: expected DIMENSION=FILE.hrc")
+        hierarchies[name] = path
+    options = dict(seed=args.seed, operator=args.operator, groups=args.groups)
+    protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
+                        response=args.response, rules=args.rule, hierarchies=hierarchies,
+                        costs=args.costs, total=args.total, protection=args.protection,
+                        method=args.method, time_limit=args.time_limit, **options)
+    if args.output:
+        protected.to_frame().to_csv(args.output, index=False)
+    if args.plot:
+        protected.plot(args.plot)
+    if args.json:
+        print(json.dumps(dict(protected.result.to_dict(), cells=protected.table.num_cells,
+                              primary=int(protected.table.sensitive.sum()),
+                              output=args.output), indent=2))
+    else:
+        print(protected.summary())
+    return 0 if protected.result.status in ("optimal", "feasible") else 1
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
     from cspopt.io import write_table
     from cspopt.table import generators
@@ -359,6 +386,38 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     model_options(p)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
+
+    p = sub.add_parser("protect", parents=[verbose],
+                       help="microdata to a protected table: tabulate, apply sensitivity "
+                            "rules, suppress")
+    p.add_argument("data", help="microdata: a CSV (header line, ',' or ';') or Parquet file")
+    p.add_argument("--dims", required=True, metavar="A,B",
+                   help="explanatory variables, comma-separated")
+    p.add_argument("--response", help="the variable the cells sum (default: counts)")
+    p.add_argument("--rule", action="append", required=True, metavar="RULE",
+                   help="tau-ARGUS sensitivity rule, e.g. 'P(15)', 'NK(3,75)', 'PQ(10,50)', "
+                        "'FREQ(3,10)', 'ZERO(5)'; repeatable or joined by '|'")
+    p.add_argument("--hrc", action="append", default=[], metavar="DIM=FILE.hrc",
+                   help="a tau-ARGUS hierarchy file for a dimension (repeatable)")
+    p.add_argument("--total", default="Total", help="the code of every dimension's total")
+    p.add_argument("--costs", default="value",
+                   help="value (default), unit, frequency, log, or a column to sum")
+    p.add_argument("--protection", choices=["interval", "exact"], default="interval")
+    p.add_argument("--method", default="auto",
+                   choices=["auto", "branch-and-cut", "mip", "castro", "sp", "hypercube",
+                            "pbp", "gensup", "ga", "ls"],
+                   help="how to solve (as cspopt solve)")
+    p.add_argument("--seed", type=int, default=0, help="gensup, ga, ls: the seed")
+    p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
+                   help="ga, ls: the mutation")
+    p.add_argument("--groups", type=int, default=None, help="ga, ls: GA-group-K groups")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds for the solve")
+    p.add_argument("-o", "--output", metavar="OUT.csv",
+                   help="one row per cell: codes, value, status, protection, attacker's "
+                        "interval, published value")
+    p.add_argument("--plot", metavar="FILE.png", help="a picture of the pattern")
+    p.add_argument("--json", action="store_true", help="the result as one JSON document")
+    p.set_defaults(run=_cmd_protect)
 
     p = sub.add_parser("generate", parents=[verbose],
                        help="write a seeded random instance")

@@ -1,27 +1,41 @@
-"""Bound-versus-time plot of one solve: how people judge a bounding method."""
+"""Pictures people look at instead of reading: the bounds of one solve against time
+(:func:`plot_bounds`), and a suppression pattern as the table's grid (:func:`plot_pattern`).
+Both need the ``plot`` extra (matplotlib)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 
-from cspopt.errors import MissingExtraError
+import numpy as np
 
-__all__ = ["plot_bounds"]
+from cspopt.errors import InputError, MissingExtraError
+
+__all__ = ["plot_bounds", "plot_pattern"]
+
+#: cell colours of :func:`plot_pattern`
+_COLOURS = {"published": "#ffffff", "primary": "#d62728", "secondary": "#ff9f1c",
+            "empty": "#d9d9d9"}
+#: at most this many slices (grids) of a table with more than two dimensions
+_MAX_SLICES = 16
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingExtraError("plotting needs matplotlib: pip install 'cspopt[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def plot_bounds(result, path: str | os.PathLike, *, title: str | None = None) -> None:
     """Write a PNG of the lower and upper bounds in ``result.history`` against time.
 
     Needs the ``plot`` extra (matplotlib): :class:`MissingExtraError` otherwise."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise MissingExtraError("plotting needs matplotlib: pip install 'cspopt[plot]'") from None
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     history = [h for h in result.history if "time" in h]
     times = [h["time"] for h in history]
     lower = [h["lower_bound"] for h in history]
@@ -43,5 +57,100 @@ def plot_bounds(result, path: str | os.PathLike, *, title: str | None = None) ->
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
+    fig.savefig(os.fspath(path))
+    plt.close(fig)
+
+
+def _short(value: float) -> str:
+    """A cell value in at most five characters or so: 812, 4.5k, 12k, 3.1M."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= 10 * scale:
+            return f"{value / scale:.0f}{suffix}"
+        if abs(value) >= scale:
+            return f"{value / scale:.1f}{suffix}"
+    return f"{value:.4g}"
+
+
+def _display_order(dim) -> list[str]:
+    """Codes of ``dim`` as a table shows them: each subtotal after its children, the
+    total last."""
+    out: list[str] = []
+
+    def visit(code: str) -> None:
+        for child in dim.children(code):
+            visit(child)
+        out.append(code)
+    visit(dim.total)
+    return out
+
+
+def plot_pattern(table, suppressed, path: str | os.PathLike, *, empty=None,
+                 title: str | None = None, values: bool | None = None) -> None:
+    """Write a PNG of the pattern ``suppressed`` (cell ids, sensitive cells included or
+    not) on the labelled ``table``: a grid of its first two dimensions with primaries,
+    secondaries and ``empty`` cells (a mask) coloured and totals and subtotals set apart
+    by heavier lines; a table of more dimensions as one grid per combination of the
+    others' codes (the first 16). ``values``: write each cell's value (default: grids up
+    to 25 x 25). Needs labels (tables built from codes, microdata or arrays)."""
+    if table.labels is None or not table.dimensions or len(table.dimensions) < 2:
+        raise InputError("the pattern picture needs a table labelled by two or more "
+                         "dimensions (built from codes, microdata or an array)")
+    plt = _pyplot()
+    from matplotlib.patches import Patch
+
+    status = np.full(table.num_cells, "published", dtype=object)
+    if empty is not None:
+        status[np.asarray(empty, dtype=bool)] = "empty"
+    status[np.asarray(list(suppressed), dtype=np.int64)] = "secondary"
+    status[table.sensitive] = "primary"
+    where = {label: c for c, label in enumerate(table.labels)}
+    *outer, rows_dim, cols_dim = table.dimensions
+    rows, cols = _display_order(rows_dim), _display_order(cols_dim)
+    slices = list(itertools.product(*(_display_order(d) for d in outer)))[:_MAX_SLICES]
+    show_values = values if values is not None else len(rows) <= 25 and len(cols) <= 25
+    per_row = min(len(slices), 4)
+    nrows = (len(slices) + per_row - 1) // per_row
+    size = (max(3.0, 0.45 * len(cols) + 1.5), max(2.5, 0.3 * len(rows) + 1.2))
+    fig, axes = plt.subplots(nrows, per_row, figsize=(size[0] * per_row, size[1] * nrows),
+                             dpi=110, squeeze=False)
+    colour = {k: tuple(int(v[i:i + 2], 16) / 255 for i in (1, 3, 5))
+              for k, v in _COLOURS.items()}
+    for ax, prefix in zip(axes.flat, slices):
+        grid = np.ones((len(rows), len(cols), 3))
+        for i, r in enumerate(rows):
+            for j, c in enumerate(cols):
+                cell = where.get((*prefix, r, c))
+                if cell is None:
+                    continue
+                grid[i, j] = colour[status[cell]]
+                if show_values:
+                    ax.text(j, i, _short(table.values[cell]), ha="center", va="center",
+                            fontsize=6)
+        ax.imshow(grid, aspect="auto", interpolation="nearest")
+        for k, code in enumerate(rows):
+            if not rows_dim.is_leaf(code):
+                ax.axhline(k - 0.5, color="black", lw=1.2)
+        for k, code in enumerate(cols):
+            if not cols_dim.is_leaf(code):
+                ax.axvline(k - 0.5, color="black", lw=1.2)
+        ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=6)
+        ax.set_yticks(range(len(rows)), rows, fontsize=6)
+        ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
+        ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
+        ax.grid(which="minor", color="#bbbbbb", lw=0.4)
+        ax.tick_params(which="minor", length=0)
+        ax.set_xlabel(cols_dim.name, fontsize=7)
+        ax.set_ylabel(rows_dim.name, fontsize=7)
+        if prefix:
+            ax.set_title(", ".join(f"{d.name} = {c}" for d, c in zip(outer, prefix)),
+                         fontsize=7)
+    for ax in list(axes.flat)[len(slices):]:
+        ax.axis("off")
+    counts = {k: int((status == k).sum()) for k in _COLOURS}
+    fig.legend(handles=[Patch(facecolor=_COLOURS[k], edgecolor="grey",
+                              label=f"{k} ({counts[k]})") for k in _COLOURS],
+               loc="lower center", ncol=4, fontsize=7, frameon=False)
+    fig.suptitle(title or table.name or "suppression pattern", fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     fig.savefig(os.fspath(path))
     plt.close(fig)

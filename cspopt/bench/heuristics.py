@@ -18,7 +18,6 @@ import logging
 import math
 import time
 
-
 from cspopt.heuristics import incremental_attacker
 from cspopt.heuristics.smith_ga import default_groups, group_by_weight
 from cspopt.models.interval import build_interval_instance

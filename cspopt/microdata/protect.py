@@ -17,7 +17,7 @@ import numpy as np
 
 from cspopt.errors import InputError, MissingExtraError
 from cspopt.microdata.rules import Rule, apply_rules, parse_rules
-from cspopt.microdata.tabulate import Tabulation, tabulate
+from cspopt.microdata.tabulate import Tabulation, tabulate, tabulate_linked
 from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
@@ -83,6 +83,14 @@ class ProtectedTable:
                                       t.values)
         return frame
 
+    def plot(self, path, *, title: str | None = None) -> None:
+        """A PNG of the pattern on the table's grid (:func:`cspopt.plot.plot_pattern`;
+        needs the ``plot`` extra)."""
+        from cspopt.plot import plot_pattern
+
+        plot_pattern(self.table, self.result.suppressed, path, empty=self.tabulation.empty,
+                     title=title)
+
     def summary(self) -> str:
         """A few lines for people: the cells, the rules' primaries, and the solve."""
         status = self.status
@@ -122,17 +130,21 @@ def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
     else:
         weights = costs
     bound = max(tabulation.magnitude, 1.0)
-    table = Table.from_labels(tabulation.labels, cells.total, tabulation.dimensions,
-                              status=status, costs=weights, nonnegative=nonnegative,
-                              apriori_lower=0.0 if nonnegative else -bound,
-                              apriori_upper=bound,
-                              lower_protection=lower,
-                              upper_protection=np.where(sensitive, level, 0.0), name=name)
+    fields = dict(status=status, costs=weights, nonnegative=nonnegative,
+                  apriori_lower=0.0 if nonnegative else -bound, apriori_upper=bound,
+                  lower_protection=lower, upper_protection=np.where(sensitive, level, 0.0),
+                  name=name)
+    if tabulation.relations is None:
+        table = Table.from_labels(tabulation.labels, cells.total, tabulation.dimensions,
+                                  **fields)
+    else:  # linked tables: the union of their relations
+        table = Table(cells.total, relations=tabulation.relations, labels=tabulation.labels,
+                      dimensions=tabulation.dimensions, **fields)
     return table, tuple(hit)
 
 
-def protect(data, dimensions: Sequence[str], *, response: str | None = None,
-            rules: str | Rule | Sequence[str | Rule] = (),
+def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
+            response: str | None = None, rules: str | Rule | Sequence[str | Rule] = (),
             hierarchies: Mapping[str, object] | None = None, costs="value",
             total: str = "Total", protection: str = "interval", method: str = "auto",
             time_limit: float | None = None, **options) -> ProtectedTable:
@@ -143,8 +155,10 @@ def protect(data, dimensions: Sequence[str], *, response: str | None = None,
     data
         Microdata: a pandas DataFrame, a mapping of columns, a list of records, or a CSV or
         Parquet path (:func:`~cspopt.microdata.tabulate.read_microdata`).
-    dimensions : list of str
-        The explanatory variables.
+    dimensions : list of str, or list of lists of str
+        The explanatory variables; a list of lists: linked tables from the same microdata,
+        protected jointly as one linear system (:func:`~cspopt.microdata.tabulate.
+        tabulate_linked`), so that no attacker combining them recovers a cell.
     response : str, optional
         The variable the cells sum; ``None`` for a frequency (count) table.
     rules : str or Rule or list
@@ -173,12 +187,16 @@ def protect(data, dimensions: Sequence[str], *, response: str | None = None,
     if protection not in ("interval", "exact"):
         raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
     extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
-    tabulation = tabulate(data, dimensions, response=response, hierarchies=hierarchies,
-                          total=total, depth=max((r.depth for r in parsed), default=1),
-                          sums=extra, nonnegative=any(r.needs_nonnegative for r in parsed)
-                          and response is not None)
-    table, hit = build_table(tabulation, parsed, costs=costs,
-                             name=" x ".join(dimensions))
+    linked = bool(dimensions) and not isinstance(dimensions[0], str)
+    shape = dict(response=response, hierarchies=hierarchies, total=total,
+                   depth=max((r.depth for r in parsed), default=1), sums=extra,
+                   nonnegative=any(r.needs_nonnegative for r in parsed)
+                   and response is not None)
+    tabulation = (tabulate_linked(data, dimensions, **shape) if linked
+                  else tabulate(data, dimensions, **shape))
+    name = (" + ".join(" x ".join(t) for t in dimensions) if linked
+            else " x ".join(dimensions))
+    table, hit = build_table(tabulation, parsed, costs=costs, name=name)
     if protection == "exact":
         table = table.replace(lower_protection=np.zeros(table.num_cells),
                               upper_protection=np.zeros(table.num_cells))
