@@ -437,12 +437,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", parents=[verbose],
                        help="run a benchmark and write its results table")
-    p.add_argument("name", choices=["audit", "exact", "heuristics", "interval", "lagrangian"])
+    p.add_argument("name", choices=["audit", "exact", "heuristics", "interval", "lagrangian",
+                                    "protect"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set; "
                         "heuristics: per size and class)")
     p.add_argument("--time-limit", type=float, default=60.0,
-                   help="seconds per table (exact, interval, heuristics)")
+                   help="seconds per table (exact, interval, heuristics, protect)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
     p.add_argument("--min-cells", type=int, default=0,

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["tauargus_available", "run_tauargus_opt"]
+__all__ = ["tauargus_available", "run_tauargus_opt", "run_tauargus_protect"]
 
 _CHILD = r"""
 import json, resource, sys
@@ -53,20 +53,11 @@ def run_tauargus_opt(jj_path: str | os.PathLike, *, minutes: int = 1,
                     lower_bound=math.nan, wall=math.nan, cpu=math.nan)
     wall_limit = wall_limit if wall_limit is not None else 3 * 60 * minutes + 60
     with tempfile.TemporaryDirectory(prefix="tauargus-") as out:
-        started = time.perf_counter()
-        try:
-            child = subprocess.run(
-                [sys.executable, "-c", _CHILD, str(Path(jj_path).resolve()), out,
-                 str(int(minutes))], capture_output=True, text=True, timeout=wall_limit)
-            wall = time.perf_counter() - started
-        except subprocess.TimeoutExpired:
-            return dict(status="killed", suppressed=(), objective=math.nan,
-                        lower_bound=math.nan, wall=wall_limit, cpu=math.nan)
-        report = _last_json(child.stdout)
-        if child.returncode != 0 or report is None:
-            return dict(status="crashed", suppressed=(), objective=math.nan,
-                        lower_bound=math.nan, wall=wall, cpu=math.nan,
-                        returncode=child.returncode)
+        report, failed = _run_child(_CHILD, [str(Path(jj_path).resolve()), out,
+                                             str(int(minutes))], wall_limit)
+        if failed:
+            return dict(failed, suppressed=(), objective=math.nan, lower_bound=math.nan)
+        wall = report["wall"]
         rc = report["rc"]
         status = "optimal" if rc == 0 else "time_limit" if rc == 1 else "error"
         suppressed = _secondaries(Path(out) / "JJ.OUT")
@@ -74,6 +65,65 @@ def run_tauargus_opt(jj_path: str | os.PathLike, *, minutes: int = 1,
         return dict(status=status, suppressed=suppressed,
                     objective=upper - primary_cost, lower_bound=lower - primary_cost,
                     wall=wall, cpu=float(report["cpu"]), returncode=rc)
+
+
+_PROTECT_CHILD = r"""
+import json, resource, sys
+import pandas as pd
+import pytauargus
+spec = json.load(open(sys.argv[1]))
+result = pytauargus.protect(pd.DataFrame(spec["columns"]), spec["dims"], spec["response"],
+                            safety_rules=spec["rules"], suppress=spec["suppress"],
+                            decimals=spec["decimals"], hrc=spec["hrc"] or None,
+                            totcode=spec["total"], workdir=spec["workdir"])
+usage = resource.getrusage(resource.RUSAGE_SELF)
+rows = result.tables[0].rows
+print(json.dumps({"rows": rows, "cpu": usage.ru_utime + usage.ru_stime}, default=str))
+"""
+
+
+def run_tauargus_protect(columns: dict, dims: list[str], response: str, rules: str, *,
+                         hrc: dict[str, str] | None = None, total: str = "Total",
+                         minutes: int = 1, wall_limit: float | None = None) -> dict:
+    """Run ``pytauargus.protect`` (tau-ARGUS from microdata: its safety rules, protection
+    levels and Optimal suppression, ``OPT(1, minutes)``) in a subprocess.
+
+    Returns ``status`` (``done``, ``crashed``, ``killed``, ``not installed``), ``rows``
+    (one dict per cell: codes, ``status`` U/M/S/..., ``lower``/``upper`` protection
+    levels, ``cost``), ``wall`` and ``cpu`` seconds.
+    """
+    if not tauargus_available():
+        return dict(status="not installed", rows=[], wall=math.nan, cpu=math.nan)
+    wall_limit = wall_limit if wall_limit is not None else 3 * 60 * minutes + 60
+    with tempfile.TemporaryDirectory(prefix="tauargus-") as out:
+        spec = Path(out) / "spec.json"
+        spec.write_text(json.dumps(dict(
+            columns=columns, dims=dims, response=response, rules=rules,
+            suppress=f"OPT(1,{int(minutes)})", decimals=6, hrc=hrc or {}, total=total,
+            workdir=str(Path(out) / "work"))))
+        report, failed = _run_child(_PROTECT_CHILD, [str(spec)], wall_limit)
+        if failed:
+            return dict(failed, rows=[])
+        return dict(status="done", rows=report["rows"], wall=report["wall"],
+                    cpu=float(report["cpu"]))
+
+
+def _run_child(code: str, args: list[str], wall_limit: float) -> tuple[dict | None, dict]:
+    """Run ``code`` in a fresh interpreter: its last JSON line with ``wall`` added, or a
+    failure record (``killed`` past ``wall_limit``, ``crashed`` on a non-zero exit or no
+    report: the peer can segfault)."""
+    started = time.perf_counter()
+    try:
+        child = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                               text=True, timeout=wall_limit)
+    except subprocess.TimeoutExpired:
+        return None, dict(status="killed", wall=wall_limit, cpu=math.nan)
+    wall = time.perf_counter() - started
+    report = _last_json(child.stdout)
+    if child.returncode != 0 or report is None:
+        return None, dict(status="crashed", wall=wall, cpu=math.nan,
+                          returncode=child.returncode)
+    return dict(report, wall=wall), {}
 
 
 def _last_json(text: str):

@@ -23,6 +23,7 @@ from cspopt.bench.heuristics import (
 )
 from cspopt.bench.interval import interval_benchmark, interval_cases, interval_summary
 from cspopt.bench.lagrangian import lagrangian_benchmark, lagrangian_summary
+from cspopt.bench.protect import protect_benchmark, protect_cases, protect_summary
 
 __all__ = ["run_benchmark"]
 
@@ -104,6 +105,21 @@ def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
 
         rows = interval_benchmark(interval_cases(quick=quick, instances=instances),
                                   time_limit=time_limit, on_row=partial(_save, output, render))
+        text = render(rows)
+        ok = all(r["cspopt_safe"] for r in rows)
+    elif name == "protect":
+        def render(rows):
+            return _markdown(rows, "Microdata to a protected table: cspopt.protect vs "
+                                   "pytauargus.protect (cspopt bench protect)") + (
+                f"\nSeeded business surveys (Poisson respondents, `-1/log r` sizes; Smith "
+                f"et al. 2012 §VII), province (a two-level hierarchy) x activity, "
+                f"turnover; both tools from the same records and rules, cspopt with "
+                f"{time_limit:g} s, the peer with OPT(1, minutes). `differences`: primary "
+                f"cells or protection levels that differ; `*_safe`: cspopt's audit of "
+                f"each pattern; costs are the cells' values.\n") + protect_summary(rows)
+
+        rows = protect_benchmark(protect_cases(quick=quick), time_limit=time_limit,
+                                 on_row=partial(_save, output, render))
         text = render(rows)
         ok = all(r["cspopt_safe"] for r in rows)
     elif name == "heuristics":
