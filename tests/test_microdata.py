@@ -151,7 +151,8 @@ def test_protect_a_hierarchical_survey_table():
     primary = frame[frame.status == "primary"]
     assert (primary.rules != "").all() and len(primary) == table.sensitive.sum()
     hidden = frame[frame.status.isin(["primary", "secondary"])]
-    assert hidden.published.isna().all()
+    assert hidden.published.isna().all() and hidden.attacker_low.notna().all()
+    assert (hidden.attacker_low <= hidden.value + 1e-6).all()
     assert frame[frame.status == "published"].published.notna().all()
     assert (frame[frame.status == "empty"].contributors == 0).all()
     reach = 1e-6 * np.maximum(1, primary.value)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cspopt.audit import audit
 from cspopt.errors import InputError, MissingExtraError
 from cspopt.microdata.rules import Rule, apply_rules, parse_rules
 from cspopt.microdata.tabulate import Tabulation, tabulate, tabulate_linked
@@ -65,11 +66,7 @@ class ProtectedTable:
                                     "'cspopt[microdata]'") from None
         t = self.table
         status = self.status
-        low = np.full(t.num_cells, np.nan)
-        high = np.full(t.num_cells, np.nan)
-        if self.result.audit is not None:
-            for cell in self.result.audit.cells:
-                low[cell.cell], high[cell.cell] = cell.low, cell.high
+        low, high = self.attacker_intervals()
         frame = pd.DataFrame(list(self.table.labels),
                              columns=[d.name for d in self.tabulation.dimensions])
         frame["value"] = t.values
@@ -82,6 +79,21 @@ class ProtectedTable:
         frame["published"] = np.where(np.isin(status, ("primary", "secondary")), np.nan,
                                       t.values)
         return frame
+
+    def attacker_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell, the lowest and highest value an attacker can derive from the published
+        table (NaN for published cells): the attacker LPs of :func:`cspopt.audit` over
+        every suppressed cell (the solve's own audit may have judged the sensitive ones
+        only)."""
+        low = np.full(self.table.num_cells, np.nan)
+        high = np.full(self.table.num_cells, np.nan)
+        hidden = set(self.result.suppressed) | set(self.table.sensitive_cells.tolist())
+        judged = self.result.audit.cells if self.result.audit is not None else ()
+        if {c.cell for c in judged if not np.isnan(c.low)} < hidden:
+            judged = audit(self.table, self.result.suppressed).cells
+        for cell in judged:
+            low[cell.cell], high[cell.cell] = cell.low, cell.high
+        return low, high
 
     def plot(self, path, *, title: str | None = None) -> None:
         """A PNG of the pattern on the table's grid (:func:`cspopt.plot.plot_pattern`;
