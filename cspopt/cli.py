@@ -208,7 +208,8 @@ def _cmd_protect(args: argparse.Namespace) -> int:
     options = dict(seed=args.seed, operator=args.operator, groups=args.groups)
     protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
-                        costs=args.costs, total=args.total, protection=args.protection,
+                        costs=args.costs, total=args.total, holding=args.holding,
+                        protection=args.protection,
                         method=args.method, time_limit=args.time_limit, **options)
     if args.output:
         protected.to_frame().to_csv(args.output, index=False)
@@ -400,6 +401,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hrc", action="append", default=[], metavar="DIM=FILE.hrc",
                    help="a tau-ARGUS hierarchy file for a dimension (repeatable)")
     p.add_argument("--total", default="Total", help="the code of every dimension's total")
+    p.add_argument("--holding", metavar="COLUMN",
+                   help="holding (enterprise group) codes: the rules apply to holdings")
     p.add_argument("--costs", default="value",
                    help="value (default), unit, frequency, log, or a column to sum")
     p.add_argument("--protection", choices=["interval", "exact"], default="interval")

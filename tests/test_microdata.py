@@ -131,6 +131,25 @@ def test_bad_hierarchy_codes_are_named(tmp_path):
         protect(data, ["r"], response="x")
 
 
+def test_holdings_are_one_contributor():
+    """Two records of holding H in one cell count once, with their sum: the cell of 50 +
+    30 + 20 (H = 30 + 20) has two contributors of 50, so FREQ(3,10) flags it; a record
+    without a holding code is its own holding."""
+    data = {"r": ["a", "a", "a", "b", "b"], "x": [50.0, 30.0, 20.0, 10.0, 10.0],
+            "h": ["", "H", "H", None, "G"]}
+    alone = tabulate(data, ["r"], response="x")
+    grouped = tabulate(data, ["r"], response="x", holding="h")
+    a = alone.labels.index(("a",))
+    assert alone.contributions.count[a] == 3 and grouped.contributions.count[a] == 2
+    assert grouped.contributions.top[a].tolist() == [50, 50]
+    assert grouped.contributions.total[a] == alone.contributions.total[a] == 100
+    total = grouped.labels.index(("Total",))
+    assert grouped.contributions.count[total] == 4  # '', H, None (own), G
+    flagged, _, _ = apply_rules(parse_rules("FREQ(3,10)"), grouped.contributions)
+    assert flagged[a] and not apply_rules(parse_rules("FREQ(3,10)"),
+                                          alone.contributions)[0][a]
+
+
 def _survey(seed=3, **kwargs):
     columns, parent = business_survey(seed=seed, **kwargs)
     return pd.DataFrame(columns), parent

@@ -158,7 +158,8 @@ def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
 def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
             response: str | None = None, rules: str | Rule | Sequence[str | Rule] = (),
             hierarchies: Mapping[str, object] | None = None, costs="value",
-            total: str = "Total", protection: str = "interval", method: str = "auto",
+            total: str = "Total", holding: str | None = None,
+            protection: str = "interval", method: str = "auto",
             time_limit: float | None = None, **options) -> ProtectedTable:
     """Protect the table of ``data`` over ``dimensions`` by cell suppression.
 
@@ -179,6 +180,13 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     hierarchies : mapping, optional
         Per dimension a parent map, a tau-ARGUS ``.hrc`` path or a
         :class:`~cspopt.table.Dimension`.
+    holding : str, optional
+        A column of holding (enterprise group) codes: the rules then count holdings and
+        read their summed contributions (:func:`~cspopt.microdata.tabulate.tabulate`).
+        tau-ARGUS applies some rules to respondents and others to holdings (by the rules'
+        positions); a holding aggregate is never smaller, so applying every rule to
+        holdings flags at least the cells either level would, with levels at least as
+        large.
     costs : {"value", "unit", "frequency", "log"} or column name or array
         Information loss of suppressing each cell (tau-ARGUS' default: the value).
     protection : {"interval", "exact"}
@@ -200,7 +208,7 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
         raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
     extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
     linked = bool(dimensions) and not isinstance(dimensions[0], str)
-    shape = dict(response=response, hierarchies=hierarchies, total=total,
+    shape = dict(response=response, hierarchies=hierarchies, total=total, holding=holding,
                    depth=max((r.depth for r in parsed), default=1), sums=extra,
                    nonnegative=any(r.needs_nonnegative for r in parsed)
                    and response is not None)

@@ -175,8 +175,8 @@ def _ancestors(dim: Dimension) -> tuple[np.ndarray, np.ndarray]:
 
 def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
              hierarchies: Mapping[str, object] | None = None, total: str = "Total",
-             depth: int = 2, sums: Sequence[str] = (), nonnegative: bool = False
-             ) -> Tabulation:
+             depth: int = 2, sums: Sequence[str] = (), nonnegative: bool = False,
+             holding: str | None = None) -> Tabulation:
     """Tabulate microdata over ``dimensions``.
 
     Parameters
@@ -197,6 +197,11 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
     nonnegative : bool
         Refuse negative responses, naming the record (the dominance and p%-rules assume
         nonnegative contributions).
+    holding : str, optional
+        A column grouping respondents into holdings (enterprise groups): within each cell,
+        one holding's records are one contributor, their sum its contribution (records
+        with no holding code are holdings of their own). The counts and largest
+        contributions then describe holdings, so every rule applies at holding level.
     """
     data = read_microdata(data)
     dimensions = list(dimensions)
@@ -219,6 +224,14 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
             raise InputError(f"record {row}: response {response!r} is {values[row]:g}, but "
                              "the dominance and p%-rules need nonnegative contributions")
     dims = tuple(_dimension(d, codes[d], hierarchies.get(d), total) for d in dimensions)
+    owner = np.arange(size)  # the contributor each record belongs to
+    if holding is not None:
+        groups = _column(data, holding, "holding")
+        named = {}
+        for row, code in enumerate(groups):
+            if code is not None and not (isinstance(code, float) and math.isnan(code)) \
+                    and str(code).strip():
+                owner[row] = named.setdefault(str(code).strip(), size + len(named))
     extra = {name: _numbers(data, name, "column") for name in sums}
 
     # every record x every combination of its codes' ancestors -> a cell id (mixed radix)
@@ -232,9 +245,13 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
         cell = np.repeat(cell, lengths[own]) * len(dim.codes) + rows[rows >= 0]
         record = np.repeat(record, lengths[own])
     num_cells = math.prod(len(d.codes) for d in dims)
-    x = values[record]
+    totals = np.bincount(cell, weights=values[record], minlength=num_cells)
+    sums_per_cell = {name: np.bincount(cell, weights=col[record], minlength=num_cells)
+                     for name, col in extra.items()}
+    pairs, at = np.unique(cell * (2 * size) + owner[record], return_inverse=True)
+    x = np.bincount(at, weights=values[record])  # one contribution per cell and contributor
+    cell = pairs // (2 * size)
     count = np.bincount(cell, minlength=num_cells).astype(float)
-    totals = np.bincount(cell, weights=x, minlength=num_cells)
     order = np.lexsort((-x, cell))  # by cell, largest contribution first
     ranked_cell, ranked_x = cell[order], x[order]
     starts = np.searchsorted(ranked_cell, np.arange(num_cells))
@@ -243,10 +260,8 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
     keep = rank < top.shape[1]
     top[ranked_cell[keep], rank[keep]] = ranked_x[keep]
     labels = tuple(itertools.product(*(d.codes for d in dims)))
-    return Tabulation(dims, labels, CellContributions(totals, count, top),
-                      {name: np.bincount(cell, weights=col[record], minlength=num_cells)
-                       for name, col in extra.items()}, response,
-                      float(np.abs(values).sum()))
+    return Tabulation(dims, labels, CellContributions(totals, count, top), sums_per_cell,
+                      response, float(np.abs(values).sum()))
 
 
 def tabulate_linked(data, tables: Sequence[Sequence[str]], **options) -> Tabulation:
