@@ -80,8 +80,8 @@ def protect_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[d
                                         minutes=max(1, math.ceil(time_limit / 60)))
         table = mine.table
         where = {label: i for i, label in enumerate(table.labels)}
-        peer_cells = {where.get((str(r["province"]), str(r["activity"]))): r
-                      for r in peer["rows"]}
+        peer_cells = {where.get((str(r["province"]).strip(), str(r["activity"]).strip())): r
+                      for r in peer["rows"]}  # tau-ARGUS pads codes to a fixed width
         row = dict(case=name, rules=rules, cells=table.num_cells,
                    primary=int(table.sensitive.sum()), peer_status=peer["status"])
         if peer["rows"]:
