@@ -292,3 +292,25 @@ def test_cli_prints_one_json_document(tmp_path, method):
     result = json.loads(done.stdout)
     assert result["status"] == "feasible" and result["audit"]["protected"]
     assert 0 < result["lower_bound"] <= result["objective"]
+
+
+def test_pbp_phase_one_leaves_no_single_suppression_in_a_line_without_sensitive_cells():
+    """Almeida et al. (2008) §3.1, the end of phase 1: interchanges and substitutions."""
+    from cspopt.heuristics.pbp import _no_single_suppressions
+    from cspopt.table.network import bipartite_graph
+
+    table = g.gensup_class1(12, 12, seed=3)
+    graph = bipartite_graph(table)
+    rng = np.random.default_rng(0)
+    candidate = ~table.sensitive
+    capacity = np.minimum(table.values - table.apriori_lower,
+                          table.apriori_upper - table.values)
+    for _ in range(20):
+        suppressed = table.sensitive | (candidate & (rng.random(table.num_cells) < 0.08))
+        _no_single_suppressions(suppressed, graph, candidate, capacity, table.costs,
+                                table.sensitive)
+        for node in (graph.row_node, graph.col_node):
+            for line in np.unique(node):
+                members = node == line
+                if not table.sensitive[members].any():
+                    assert suppressed[members].sum() != 1
