@@ -17,6 +17,7 @@ same loop with a population of one and a fixed operator (:func:`local_search`).
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 
@@ -28,6 +29,8 @@ from cspopt.models.interval.instance import IntervalInstance
 
 __all__ = ["smith_ga", "local_search", "group_by_weight", "default_groups", "OPERATORS",
            "OPERATOR_CHOICES"]
+
+log = logging.getLogger(__name__)
 
 #: the mutation operators (§IV, Insertion/Swap/Invert)
 OPERATORS = ("swap", "insert", "invert")
@@ -113,6 +116,9 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
         if child is None:
             break
         worst = max(range(len(pool)), key=lambda i: pool[i].cost)
+        if child.cost < min(member.cost for member in pool):
+            log.info("%s: evaluation %d, best %g (%s)", "ga" if population > 1 else "ls",
+                     outcome.num_paths, child.cost, operator)
         if child.cost < pool[worst].cost:
             pool[worst] = child
         costs = np.array([member.cost for member in pool])
