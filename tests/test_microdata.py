@@ -217,6 +217,17 @@ def test_linked_tables_are_protected_jointly():
     assert audit(union, joint.result.suppressed, requirement="interval").protected
 
 
+def test_no_sensitive_cell_publishes_the_table_and_rules_need_a_response():
+    data = {"r": ["a", "a", "b", "b", "b"], "x": [5.0, 5.0, 4.0, 3.0, 3.0]}
+    protected = protect(data, ["r"], response="x", rules="NK(1,90)")
+    assert protected.result.status == "optimal" and protected.result.suppressed == ()
+    assert set(protected.to_frame().status) == {"published"}
+    with pytest.raises(InputError, match="give a response"):
+        protect(data, ["r"], rules="NK(1,60)|FREQ(3,10)")
+    with pytest.raises(InputError, match="record 1: dimension 'r' has no code"):
+        protect({"r": ["a", " "], "x": [1.0, 2.0]}, ["r"], response="x", rules="P(10)")
+
+
 def test_frequency_table_with_exact_protection():
     df, _ = _survey(seed=5, regions=2, activities=4)
     protected = protect(df, ["province", "activity"], rules="FREQ(3,0)",

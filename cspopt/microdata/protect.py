@@ -204,6 +204,12 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     if not parsed:
         raise InputError("no sensitivity rule given: pass rules=..., e.g. 'P(15)' or "
                          "'NK(3,75)|FREQ(3,10)'")
+    if response is None:
+        magnitude = [str(r) for r in parsed if r.magnitude]
+        if magnitude:
+            raise InputError(f"rule(s) {', '.join(magnitude)} read respondents' "
+                             "contributions: give a response (a magnitude table); a "
+                             "frequency table takes FREQ and ZERO rules")
     if protection not in ("interval", "exact"):
         raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
     extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
@@ -220,6 +226,12 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     if protection == "exact":
         table = table.replace(lower_protection=np.zeros(table.num_cells),
                               upper_protection=np.zeros(table.num_cells))
-    result = solve(table, protection=protection, method=method, time_limit=time_limit,
-                   **options)
+    if table.sensitive.any():
+        result = solve(table, protection=protection, method=method, time_limit=time_limit,
+                       **options)
+    else:  # nothing to protect: the table is published whole
+        result = SolveResult.build(method="protect", model=protection, termination="optimal",
+                                   lower_bound=0.0, suppressed=(), objective=0.0,
+                                   audit=audit(table, ()),
+                                   message="no cell is sensitive under the rules")
     return ProtectedTable(table, result, tabulation, hit)

@@ -115,9 +115,11 @@ def _numbers(data, name: str, what: str) -> np.ndarray:
 def _codes(values: list, name: str) -> list[str]:
     codes = []
     for row, value in enumerate(values):
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        code = "" if value is None or (isinstance(value, float) and math.isnan(value)) \
+            else str(value).strip()
+        if not code:
             raise InputError(f"record {row}: dimension {name!r} has no code")
-        codes.append(str(value).strip())
+        codes.append(code)
     return codes
 
 
