@@ -538,14 +538,22 @@ class _CapacityHandler(Conshdlr):
 class _RoundAndPrune(Heur):
     """Fischetti & Salazar's node heuristic, simplified: suppress every cell the LP point
     uses, then drop cells in increasing LP value while everything stays protected. The LP
-    point satisfies the capacity cuts found so far, so rounding it up usually protects."""
+    point satisfies the capacity cuts found so far, so rounding it up usually protects.
+    After a call that finds nothing it backs off: it runs again 1, 2, 4, 8, ... calls after
+    its last success (a delete-and-check costs a check per suppressed cell, and most calls
+    deep in the tree find nothing: 2 of 93 on a 119-cell 1H2D survey table, 8.9 s of 16.9)."""
 
     def __init__(self, oracle: CapacityOracle, handler: _CapacityHandler, weights):
         self.oracle, self.handler, self.weights = oracle, handler, weights
         self.error: Exception | None = None
+        self.calls = self.last_success = 0
 
     @_guarded
     def heurexec(self, heurtiming, nodeinfeasible):
+        self.calls += 1
+        since = self.calls - self.last_success
+        if since & (since - 1):  # not a power of two
+            return {"result": SCIP_RESULT.DIDNOTRUN}
         y_lp = np.clip(self.handler._lp_values(), 0.0, 1.0)
         rounded = (y_lp > 1e-6).astype(float)
         best = self.model.getPrimalbound()
@@ -559,6 +567,8 @@ class _RoundAndPrune(Heur):
         for var, value in zip(self.handler.variables, pruned.tolist()):
             self.model.setSolVal(sol, var, value)
         accepted = self.model.trySol(sol)
+        if accepted:
+            self.last_success = self.calls
         return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
 
 
