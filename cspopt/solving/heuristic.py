@@ -103,7 +103,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     if found.failed:
         timings["total"] = time.perf_counter() - started
         return SolveResult.build(
-            method=name, model="FS", termination="method_failed", lower_bound=0.0,
+            method=name, model="FS", termination="method_failed", lower_bound=lower,
             unsafe=inst.protected, safe=inst.safe, timings=timings,
             message=f"{method} could not protect " + ", ".join(
                 f"{table.describe(c)} ({side} protection)" for c, side in found.failed))
