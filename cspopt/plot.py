@@ -85,13 +85,16 @@ def _display_order(dim) -> list[str]:
 
 
 def plot_pattern(table, suppressed, path: str | os.PathLike, *, empty=None,
-                 title: str | None = None, values: bool | None = None) -> None:
+                 title: str | None = None, values: bool | None = None,
+                 views: list[list[str]] | None = None) -> None:
     """Write a PNG of the pattern ``suppressed`` (cell ids, sensitive cells included or
-    not) on the labelled ``table``: a grid of its first two dimensions with primaries,
+    not) on the labelled ``table``: a grid of its last two dimensions with primaries,
     secondaries and ``empty`` cells (a mask) coloured and totals and subtotals set apart
     by heavier lines; a table of more dimensions as one grid per combination of the
-    others' codes (the first 16). ``values``: write each cell's value (default: grids up
-    to 25 x 25). Needs labels (tables built from codes, microdata or arrays)."""
+    others' codes (the first 16 in all). ``views``: lists of dimension names to draw
+    instead, each the same way with every other dimension at its total (linked tables:
+    one view per table). ``values``: write each cell's value (default: grids up to 25 x
+    25). Needs labels (tables built from codes, microdata or arrays)."""
     if table.labels is None or not table.dimensions or len(table.dimensions) < 2:
         raise InputError("the pattern picture needs a table labelled by two or more "
                          "dimensions (built from codes, microdata or an array)")
@@ -104,22 +107,35 @@ def plot_pattern(table, suppressed, path: str | os.PathLike, *, empty=None,
     status[np.asarray(list(suppressed), dtype=np.int64)] = "secondary"
     status[table.sensitive] = "primary"
     where = {label: c for c, label in enumerate(table.labels)}
-    *outer, rows_dim, cols_dim = table.dimensions
-    rows, cols = _display_order(rows_dim), _display_order(cols_dim)
-    slices = list(itertools.product(*(_display_order(d) for d in outer)))[:_MAX_SLICES]
-    show_values = values if values is not None else len(rows) <= 25 and len(cols) <= 25
-    per_row = min(len(slices), 4)
-    nrows = (len(slices) + per_row - 1) // per_row
-    size = (max(3.0, 0.45 * len(cols) + 1.5), max(2.5, 0.3 * len(rows) + 1.2))
-    fig, axes = plt.subplots(nrows, per_row, figsize=(size[0] * per_row, size[1] * nrows),
+    by_name = {d.name: d for d in table.dimensions}
+    panels = []  # (rows dimension, columns dimension, {dimension name: fixed code})
+    for view in views or [[d.name for d in table.dimensions]]:
+        unknown = [name for name in view if name not in by_name]
+        if unknown or len(view) < 2:
+            raise InputError(f"a view needs two or more of the table's dimensions, got {view}")
+        *outer, rows_name, cols_name = view
+        fixed = {d.name: d.total for d in table.dimensions if d.name not in view}
+        for codes in itertools.product(*(_display_order(by_name[o]) for o in outer)):
+            panels.append((by_name[rows_name], by_name[cols_name],
+                           dict(fixed, **dict(zip(outer, codes))), dict(zip(outer, codes))))
+    panels = panels[:_MAX_SLICES]
+    largest = max(max(len(r.codes), len(c.codes)) for r, c, _, _ in panels)
+    show_values = values if values is not None else largest <= 26
+    per_row = min(len(panels), 4)
+    nrows = (len(panels) + per_row - 1) // per_row
+    width = max(max(3.0, 0.45 * len(c.codes) + 1.5) for _, c, _, _ in panels)
+    height = max(max(2.5, 0.3 * len(r.codes) + 1.2) for r, _, _, _ in panels)
+    fig, axes = plt.subplots(nrows, per_row, figsize=(width * per_row, height * nrows),
                              dpi=110, squeeze=False)
     colour = {k: tuple(int(v[i:i + 2], 16) / 255 for i in (1, 3, 5))
               for k, v in _COLOURS.items()}
-    for ax, prefix in zip(axes.flat, slices):
+    for ax, (rows_dim, cols_dim, fixed, shown) in zip(axes.flat, panels):
+        rows, cols = _display_order(rows_dim), _display_order(cols_dim)
         grid = np.ones((len(rows), len(cols), 3))
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
-                cell = where.get((*prefix, r, c))
+                codes = dict(fixed, **{rows_dim.name: r, cols_dim.name: c})
+                cell = where.get(tuple(codes[d.name] for d in table.dimensions))
                 if cell is None:
                     continue
                 grid[i, j] = colour[status[cell]]
@@ -141,10 +157,10 @@ def plot_pattern(table, suppressed, path: str | os.PathLike, *, empty=None,
         ax.tick_params(which="minor", length=0)
         ax.set_xlabel(cols_dim.name, fontsize=7)
         ax.set_ylabel(rows_dim.name, fontsize=7)
-        if prefix:
-            ax.set_title(", ".join(f"{d.name} = {c}" for d, c in zip(outer, prefix)),
+        if shown:
+            ax.set_title(", ".join(f"{name} = {code}" for name, code in shown.items()),
                          fontsize=7)
-    for ax in list(axes.flat)[len(slices):]:
+    for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     counts = {k: int((status == k).sum()) for k in _COLOURS}
     fig.legend(handles=[Patch(facecolor=_COLOURS[k], edgecolor="grey",

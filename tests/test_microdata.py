@@ -217,6 +217,23 @@ def test_linked_tables_are_protected_jointly():
     assert audit(union, joint.result.suppressed, requirement="interval").protected
 
 
+def test_pattern_pictures_of_linked_and_three_way_tables(tmp_path):
+    pytest.importorskip("matplotlib")
+    from cspopt.plot import plot_pattern
+
+    columns, parent = business_survey(regions=2, provinces=2, activities=3, seed=4)
+    columns["size"] = [f"S{i % 2 + 1}" for i in range(len(columns["id"]))]
+    linked = protect(columns, [["province", "activity"], ["province", "size"]],
+                     response="turnover", rules="P(20)", hierarchies={"province": parent})
+    cube = protect(columns, ["size", "province", "activity"], response="turnover",
+                   rules="P(20)", hierarchies={"province": parent})
+    for name, protected in (("linked", linked), ("cube", cube)):
+        protected.plot(tmp_path / f"{name}.png")
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(InputError, match="view"):
+        plot_pattern(cube.table, (), tmp_path / "x.png", views=[["size", "colour"]])
+
+
 def test_no_sensitive_cell_publishes_the_table_and_rules_need_a_response():
     data = {"r": ["a", "a", "b", "b", "b"], "x": [5.0, 5.0, 4.0, 3.0, 3.0]}
     protected = protect(data, ["r"], response="x", rules="NK(1,90)")

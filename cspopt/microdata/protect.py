@@ -97,11 +97,11 @@ class ProtectedTable:
 
     def plot(self, path, *, title: str | None = None) -> None:
         """A PNG of the pattern on the table's grid (:func:`cspopt.plot.plot_pattern`;
-        needs the ``plot`` extra)."""
+        linked tables one by one; needs the ``plot`` extra)."""
         from cspopt.plot import plot_pattern
 
         plot_pattern(self.table, self.result.suppressed, path, empty=self.tabulation.empty,
-                     title=title)
+                     title=title, views=[list(t) for t in self.tabulation.tables] or None)
 
     def summary(self) -> str:
         """A few lines for people: the cells, the rules' primaries, and the solve."""

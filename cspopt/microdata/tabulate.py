@@ -45,6 +45,7 @@ class Tabulation:
     response: str | None
     magnitude: float
     relations: tuple[tuple[tuple[int, float], ...], ...] | None = None
+    tables: tuple[tuple[str, ...], ...] = ()  # linked tables: each one's variables
 
     @property
     def empty(self) -> np.ndarray:
@@ -313,4 +314,4 @@ def tabulate_linked(data, tables: Sequence[Sequence[str]], **options) -> Tabulat
     return Tabulation(tuple(dims[v] for v in variables), tuple(index), contributions,
                       {name: gather(lambda p, name=name: p.sums[name])
                        for name in parts[0].sums}, parts[0].response, parts[0].magnitude,
-                      tuple(relations))
+                      tuple(relations), tuple(tuple(t) for t in tables))
