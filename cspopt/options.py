@@ -108,8 +108,8 @@ OPTIONS: dict[str, Option] = {
                        "LS-Invert)"),
     "groups": Option(None, _INTERVAL, _ORDER_SEARCHES, _ORDER_SEARCH_USERS,
                      "protect the sensitive cells in this many groups by weight, one "
-                     "attacker LP a group and side (GA-group-K, §V); default: 40 on tables "
-                     "of more than 30,000 cells, one cell at a time below"),
+                     "attacker LP a group and side (GA-group-K, §V; the paper: 40 on tables "
+                     "of more than 30,000 cells); default: one cell at a time"),
 }
 
 #: instance options of interval protection, passed as ``**options``
