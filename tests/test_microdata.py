@@ -127,6 +127,9 @@ def test_bad_hierarchy_codes_are_named(tmp_path):
     with pytest.raises(InputError, match="record 1: code 'N' .* subtotal"):
         protect({"r": ["N1", "N"], "x": [1.0, 2.0]}, ["r"], response="x", rules="P(10)",
                 hierarchies={"r": hrc})
+    with pytest.raises(InputError, match="record 1: code 'S2' of dimension 'r' is not in"):
+        protect(data, ["r"], response="x", rules="P(10)",
+                hierarchies={"r": {"N1": "N", "S1": "S", "N": "Total", "S": "Total"}})
     with pytest.raises(InputError, match="no sensitivity rule"):
         protect(data, ["r"], response="x")
 

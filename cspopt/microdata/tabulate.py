@@ -137,8 +137,6 @@ def _dimension(name: str, codes: list[str], hierarchy, total: str) -> Dimension:
         dim = hierarchy
     elif isinstance(hierarchy, Mapping):
         parent = {str(c).strip(): str(p).strip() for c, p in hierarchy.items()}
-        for code in seen:  # codes seen but not in the map hang under the total
-            parent.setdefault(code, total)
         ordered = list(dict.fromkeys([total, *parent.values(), *parent]))
         ordered.remove(total)
         dim = Dimension(name, (total, *ordered), parent)
