@@ -65,6 +65,63 @@ def test_rules_and_levels_by_hand():
         assert levels[2] == 0 and names[2] == ""
 
 
+def _by_hand(columns, parent, rule):
+    """An independent oracle: each cell's respondents collected in plain Python (a record
+    counts in its province, the province's region and the total, times its activity and
+    the total), then the rule's textbook formula."""
+    cells = {}
+    for province, activity, x in zip(columns["province"], columns["activity"],
+                                     columns["turnover"]):
+        for p in (province, parent[province], "Total"):
+            for a in (activity, "Total"):
+                cells.setdefault((p, a), []).append(x)
+    out = {}
+    for label, xs in cells.items():
+        xs, total = sorted(xs, reverse=True) + [0.0, 0.0, 0.0], sum(xs)
+        name, args = rule
+        if name == "NK":
+            n, k = args
+            top = sum(xs[:n])
+            out[label] = (top > k / 100 * total, 100 / k * top - total)
+        elif name in ("P", "PQ"):
+            ratio = args[0] / (100 if name == "P" else args[1])
+            n = args[-1] if len(args) == (2 if name == "P" else 3) else 1
+            rest = total - sum(xs[:n + 1])
+            out[label] = (rest < ratio * xs[0], ratio * xs[0] - rest)
+        else:  # FREQ
+            m, r = args
+            count = len(xs) - 3
+            out[label] = (0 < count < m, r / 100 * total)
+    return out
+
+
+@pytest.mark.parametrize("rule", [("NK", (1, 60)), ("NK", (2, 85)), ("NK", (3, 90)),
+                                  ("P", (15,)), ("P", (10, 2)), ("PQ", (20, 50)),
+                                  ("PQ", (10, 40, 2)), ("FREQ", (3, 10)), ("FREQ", (5, 15))])
+def test_every_rule_on_a_generated_survey_against_a_hand_computation(rule):
+    """Seeded business survey (skewed contributions, cells with one or two respondents,
+    a two-level region hierarchy): every cell's flag and level as the oracle computes."""
+    columns, parent = business_survey(seed=7, mean_respondents=2.5)
+    text = f"{rule[0]}({','.join(str(a) for a in rule[1])})"
+    tab = tabulate(columns, ["province", "activity"], response="turnover",
+                   hierarchies={"province": parent}, depth=4)
+    flagged, levels, _ = apply_rules(parse_rules(text), tab.contributions)
+    expected = _by_hand(columns, parent, rule)
+    counts = tab.contributions.count
+    assert ((counts == 1) | (counts == 2)).sum() >= 5  # the design's small cells
+    checked = 0
+    for i, label in enumerate(tab.labels):
+        if label not in expected:  # an empty cell
+            assert counts[i] == 0 and not flagged[i]
+            continue
+        sensitive, level = expected[label]
+        assert flagged[i] == sensitive, (text, label)
+        if sensitive:
+            assert levels[i] == pytest.approx(level), (text, label)
+        checked += 1
+    assert checked > 50 and flagged.any()
+
+
 def test_magnitude_rules_take_precedence_over_frequency():
     """tau-ARGUS' order, checked against its engine: where a dominance or p%-rule flags a
     cell, its level is theirs even if the frequency rule's range asks more."""
