@@ -212,7 +212,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
                         protection=args.protection,
                         method=args.method, time_limit=args.time_limit, **options)
     if args.output:
-        protected.to_frame().to_csv(args.output, index=False)
+        protected.write_csv(args.output)
     if args.plot:
         protected.plot(args.plot)
     if args.json:

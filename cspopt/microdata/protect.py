@@ -10,6 +10,8 @@ suppressed cell, the interval an attacker can derive from the published table.
 
 from __future__ import annotations
 
+import csv
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -54,31 +56,45 @@ class ProtectedTable:
         out[self.table.sensitive] = "primary"
         return out
 
+    def columns(self) -> dict[str, list]:
+        """One entry per cell in each column: its codes (one column per dimension),
+        ``value``, ``contributors``, ``status``, the ``rules`` that flagged it, its
+        ``lower_protection`` and ``upper_protection``, the attacker's interval
+        (``attacker_low``, ``attacker_high``; NaN where published) and ``published``: the
+        value, or NaN where suppressed. Plain lists: no pandas needed."""
+        t, status = self.table, self.status
+        low, high = self.attacker_intervals()
+        hidden = np.isin(status, ("primary", "secondary"))
+        out: dict[str, list] = {d.name: [label[k] for label in t.labels]
+                                for k, d in enumerate(self.tabulation.dimensions)}
+        out.update(value=t.values.tolist(),
+                   contributors=self.tabulation.contributions.count.astype(int).tolist(),
+                   status=status.tolist(), rules=list(self.rules_hit),
+                   lower_protection=t.lower_protection.tolist(),
+                   upper_protection=t.upper_protection.tolist(),
+                   attacker_low=low.tolist(), attacker_high=high.tolist(),
+                   published=np.where(hidden, np.nan, t.values).tolist())
+        return out
+
     def to_frame(self):
-        """One row per cell (needs pandas): its codes, ``value``, ``contributors``,
-        ``status``, the rules that flagged it, its protection levels, the attacker's
-        interval (``attacker_low``, ``attacker_high``) for each suppressed cell, and
-        ``published``: the value, or empty where suppressed."""
+        """:meth:`columns` as a pandas DataFrame (needs pandas), one row per cell."""
         try:
             import pandas as pd
         except ImportError:
             raise MissingExtraError("to_frame needs pandas: pip install "
                                     "'cspopt[microdata]'") from None
-        t = self.table
-        status = self.status
-        low, high = self.attacker_intervals()
-        frame = pd.DataFrame(list(self.table.labels),
-                             columns=[d.name for d in self.tabulation.dimensions])
-        frame["value"] = t.values
-        frame["contributors"] = self.tabulation.contributions.count.astype(int)
-        frame["status"] = status
-        frame["rules"] = list(self.rules_hit)
-        frame["lower_protection"] = t.lower_protection
-        frame["upper_protection"] = t.upper_protection
-        frame["attacker_low"], frame["attacker_high"] = low, high
-        frame["published"] = np.where(np.isin(status, ("primary", "secondary")), np.nan,
-                                      t.values)
-        return frame
+        return pd.DataFrame(self.columns())
+
+    def write_csv(self, path) -> None:
+        """:meth:`columns` as a CSV file, one row per cell; a suppressed cell's
+        ``published`` and a published cell's attacker interval are empty."""
+        columns = self.columns()
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            for row in zip(*columns.values()):
+                writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v
+                                 for v in row])
 
     def attacker_intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """Per cell, the lowest and highest value an attacker can derive from the published
