@@ -23,7 +23,7 @@ from cspopt.backends.console import result_stdout
 from cspopt.errors import CspoptError, InputError, PatternError, SolverError
 from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.options import OPTIONS, refuse_inapplicable
-from cspopt.solving.api import DUALS, bound, certify, resolve_protection, solve
+from cspopt.solving.api import DUALS, METHODS, bound, certify, resolve_protection, solve
 
 __all__ = ["main"]
 
@@ -291,6 +291,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)
 
+    def heuristic_options(p: argparse.ArgumentParser) -> None:
+        """The randomised heuristics' options, as :data:`cspopt.options.OPTIONS` has them."""
+        p.add_argument("--seed", type=int, default=_DEFAULT["seed"],
+                       help="randomised heuristics (gensup, ga, ls): seed of the random "
+                            "choices")
+        p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
+                       help="ga, ls: " + OPTIONS["operator"].doc)
+        p.add_argument("--groups", type=int, default=None, metavar="N",
+                       help="ga, ls: " + OPTIONS["groups"].doc)
+
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", choices=["auto", "P", "PN"],
                        default=_DEFAULT["model"],
@@ -331,12 +341,7 @@ def _parser() -> argparse.ArgumentParser:
                         "(any table), ls = their local search over that order")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
-    p.add_argument("--seed", type=int, default=0,
-                   help="randomised heuristics (gensup, ga, ls): seed of the random choices")
-    p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
-                   help="ga, ls: " + OPTIONS["operator"].doc)
-    p.add_argument("--groups", type=int, default=None, metavar="N",
-                   help="ga, ls: " + OPTIONS["groups"].doc)
+    heuristic_options(p)
     p.add_argument("--certify", action="store_true",
                    help="heuristics: add cspopt's capacity LP bound (a certified gap)")
     p.add_argument("--separation", choices=["auto", "network", "lp"],
@@ -406,14 +411,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--costs", default="value",
                    help="value (default), unit, frequency, log, or a column to sum")
     p.add_argument("--protection", choices=["interval", "exact"], default="interval")
-    p.add_argument("--method", default="auto",
-                   choices=["auto", "branch-and-cut", "mip", "castro", "sp", "hypercube",
-                            "pbp", "gensup", "ga", "ls"],
+    p.add_argument("--method", default="auto", choices=METHODS["interval"],
                    help="how to solve (as cspopt solve)")
-    p.add_argument("--seed", type=int, default=0, help="gensup, ga, ls: the seed")
-    p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
-                   help="ga, ls: the mutation")
-    p.add_argument("--groups", type=int, default=None, help="ga, ls: GA-group-K groups")
+    heuristic_options(p)
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the solve")
     p.add_argument("-o", "--output", metavar="OUT.csv",
                    help="one row per cell: codes, value, status, protection, attacker's "

@@ -95,9 +95,14 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
         if not np.array_equal(changed, suppressed):
             repaired.append(sp_heuristic(inst, suppressed=changed, arcs=arcs,
                                          deadline=deadline))
-        patterns.append(min(repaired, key=lambda found: (
-            bool(found.failed), found.stopped, float(weights @ found.suppressed))))
+        patterns.append(_cheapest(repaired, weights))
     return patterns
+
+
+def _cheapest(outcomes: list[PathsOutcome], weights: np.ndarray) -> PathsOutcome:
+    """The outcome to keep: complete before failed or stopped, then the cheapest."""
+    return min(outcomes, key=lambda found: (bool(found.failed), found.stopped,
+                                            float(weights @ found.suppressed)))
 
 
 def _no_single_suppressions(suppressed: np.ndarray, graph, candidate: np.ndarray,
@@ -144,8 +149,6 @@ def pbp_heuristic(inst: IntervalInstance, *, count: int = 10, deadline: float | 
     patterns = pbp_patterns(inst, count, arcs=cell_arcs(inst, "PBP"), deadline=deadline)
     if not patterns:
         return PathsOutcome(np.zeros(inst.candidates.size), stopped=True)
-    weights = inst.weights[inst.candidates]
-    best = min(patterns, key=lambda found: (bool(found.failed), found.stopped,
-                                            float(weights @ found.suppressed)))
+    best = _cheapest(patterns, inst.weights[inst.candidates])
     best.num_paths = sum(found.num_paths for found in patterns)
     return best
