@@ -108,3 +108,40 @@ def lagrangian_family():
         for costs in ("value", "unit"):
             yield almeida_carvalho_set2(11 + seed, 7, seed=seed, costs=costs)
     yield almeida_carvalho_set1(14, 9, seed=5)
+
+
+def cube_table(internal: np.ndarray, sensitive: np.ndarray, costs: str, levels: float,
+                scale: float) -> Table:
+    """A 3-D table ``(m+1) x (n+1) x (p+1)`` with every marginal, from its internal cells."""
+    m, n, p = internal.shape
+    full = np.zeros((m + 1, n + 1, p + 1))
+    full[:m, :n, :p] = internal
+    full[m, :n, :p] = internal.sum(0)
+    full[:m, n, :p] = internal.sum(1)
+    full[:m, :n, p] = internal.sum(2)
+    full[m, n, :p] = internal.sum((0, 1))
+    full[m, :n, p] = internal.sum((0, 2))
+    full[:m, n, p] = internal.sum((1, 2))
+    full[m, n, p] = internal.sum()
+    ids = np.arange(full.size).reshape(full.shape)
+    relations = []
+    for axis, size in enumerate(full.shape):
+        moved = np.moveaxis(ids, axis, 0)
+        for line in moved.reshape(size, -1).T:
+            relations.append([(int(c), 1.0) for c in line[:-1]] + [(int(line[-1]), -1.0)])
+    sens = np.zeros(full.shape, dtype=bool)
+    sens[:m, :n, :p] = sensitive
+    values = full.ravel() * scale
+    level = np.where(sens.ravel(), levels * values, 0.0)
+    return Table(values, costs=costs, status=np.where(sens.ravel(), "u", "s"),
+                 apriori_upper=values.max() * 2 if levels else None,
+                 lower_protection=level, upper_protection=level, relations=relations,
+                 name="cube")
+
+
+def small_cube() -> Table:
+    """A 3x3x3 table (2x2x2 internal cells and every marginal), one sensitive cell."""
+    values = np.arange(1, 9, dtype=float).reshape(2, 2, 2)
+    sensitive = np.zeros((2, 2, 2), bool)
+    sensitive[0, 0, 0] = True
+    return cube_table(values, sensitive, "value", 0.25, 1.0)

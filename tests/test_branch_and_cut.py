@@ -7,7 +7,13 @@ import time
 import numpy as np
 import pytest
 from conftest import INSTANCES
-from oracles import brute_force_interval, tiny_interval_tables, tiny_shapes
+from oracles import (
+    brute_force_interval,
+    cube_table,
+    small_cube,
+    tiny_interval_tables,
+    tiny_shapes,
+)
 
 from cspopt import Table, audit
 from cspopt.bounds.capacity import capacity_bound, capacity_lp
@@ -40,10 +46,8 @@ def test_ex1_and_pp_shadow_optima(separation):
 
 
 def test_network_separation_refuses_non_network_tables():
-    from test_heuristics import _cube
-
     with pytest.raises(InputError, match="network"):
-        solve_branch_and_cut(_cube(), separation="network")
+        solve_branch_and_cut(small_cube(), separation="network")
 
 
 def _all_patterns_judged(table, rng):
@@ -175,6 +179,37 @@ def test_prune_equals_full_delete_and_check():
             assert np.array_equal(pruned, naive)
             pattern = inst.candidates[pruned > 0.5]
             assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+
+
+def test_bridgeless_cuts_only_cut_off_computable_suppressions():
+    """A bridgeless cut ``y_i <= sum_{j in S} y_j`` claims that with ``S`` published cell
+    ``i`` is computable whatever else is suppressed: the audit's attacker LPs confirm it
+    with every other candidate suppressed. At random fractional points of tiny 2-D tables
+    (on attacker LPs) and 3-D tables; the root bound with these cuts stays at most the
+    brute-force optimum."""
+    rng = np.random.default_rng(11)
+    tables = list(tiny_interval_tables(seed=9, count=20)) + [
+        cube_table(rng.integers(1, 20, (2, 3, 2)), rng.random((2, 3, 2)) < 0.3, "value",
+                   0.25, 1.0) for _ in range(4)]
+    checked = 0
+    for table in tables:
+        inst = build_interval_instance(table)
+        if not inst.protected.size or not inst.candidates.size:
+            continue
+        oracle = CapacityOracle(inst, method="lp")
+        for _ in range(8):
+            y = np.clip(rng.random(inst.candidates.size) * rng.uniform(0.3, 1.5), 0.0, 1.0)
+            for cut in oracle.bridgeless_cuts(y):
+                assert cut.rhs == 0.0 and cut.coefficients[-1] == -1.0
+                assert inst.candidates[cut.candidates[-1]] == cut.cell
+                pattern = np.setdiff1d(inst.candidates, inst.candidates[cut.candidates[:-1]])
+                cell = audit(table, pattern, requirement="interval").cell(cut.cell)
+                assert not cell.can_decrease and not cell.can_increase
+                checked += 1
+        if inst.candidates.size <= 12:
+            bound, _, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"))
+            assert bound <= brute_force_interval(table) + 1e-6
+    assert checked >= 20
 
 
 def test_remembered_proofs_change_no_verdict_at_fractional_points():
@@ -329,7 +364,8 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
         _, y, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"), time_limit=time_limit)
         guided = lp_guided_attacker(inst, y)
         start = np.isin(inst.candidates, guided).astype(float)
-        return start, _search_neighbourhood(inst, y, start, lower_bound=0.0, until=until)
+        return start, _search_neighbourhood(inst, y, [start], start, lower_bound=0.0,
+                                            until=until)
 
     searched = 0
     for table in tiny_interval_tables(seed=5, count=25):
@@ -372,7 +408,8 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
                                     rng.random(inst.candidates.size), 0.0)
             y = oracle._full(y_candidates)
             ks = list(range(inst.protected.size))
-            batched = oracle._flow_sides(ks, y)
+            batched = oracle._flow_sides(
+                [(k, side) for k in ks for side in oracle._side_names[k]], y)
             for k in ks:
                 need = oracle._need[k]
                 full = np.concatenate([np.minimum(inst.up_room[k], need),

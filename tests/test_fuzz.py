@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import brute_force
+from oracles import brute_force, cube_table
 
 import cspopt
 from cspopt.audit import audit
@@ -27,35 +27,6 @@ from cspopt.table import Table
 
 #: examples per property in the default run, and in the long benchmark run
 QUICK, LONG = 8, 300
-
-
-def _cube_table(internal: np.ndarray, sensitive: np.ndarray, costs: str, levels: float,
-                scale: float) -> Table:
-    """A 3-D table ``(m+1) x (n+1) x (p+1)`` with every marginal, from its internal cells."""
-    m, n, p = internal.shape
-    full = np.zeros((m + 1, n + 1, p + 1))
-    full[:m, :n, :p] = internal
-    full[m, :n, :p] = internal.sum(0)
-    full[:m, n, :p] = internal.sum(1)
-    full[:m, :n, p] = internal.sum(2)
-    full[m, n, :p] = internal.sum((0, 1))
-    full[m, :n, p] = internal.sum((0, 2))
-    full[:m, n, p] = internal.sum((1, 2))
-    full[m, n, p] = internal.sum()
-    ids = np.arange(full.size).reshape(full.shape)
-    relations = []
-    for axis, size in enumerate(full.shape):
-        moved = np.moveaxis(ids, axis, 0)
-        for line in moved.reshape(size, -1).T:
-            relations.append([(int(c), 1.0) for c in line[:-1]] + [(int(line[-1]), -1.0)])
-    sens = np.zeros(full.shape, dtype=bool)
-    sens[:m, :n, :p] = sensitive
-    values = full.ravel() * scale
-    level = np.where(sens.ravel(), levels * values, 0.0)
-    return Table(values, costs=costs, status=np.where(sens.ravel(), "u", "s"),
-                 apriori_upper=values.max() * 2 if levels else None,
-                 lower_protection=level, upper_protection=level, relations=relations,
-                 name="cube")
 
 
 @st.composite
@@ -81,7 +52,7 @@ def tables(draw, shape: str, interval: bool) -> Table:
     scale = draw(st.sampled_from([1.0, 1.0, 1e3])) if interval else 1.0
     levels = draw(st.sampled_from([0.1, 0.25, 0.5])) if interval else 0.0
     if shape == "cube":
-        return _cube_table(values, sensitive, costs, levels, scale)
+        return cube_table(values, sensitive, costs, levels, scale)
     values = values * scale
     options = dict(lower_protection=levels * values, upper_protection=levels * values,
                    apriori_upper=values.sum() * 4) if interval else {}

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from oracles import brute_force
+from oracles import brute_force, small_cube
 from test_executable import run
 
 import cspopt
@@ -56,18 +56,9 @@ def test_reduced_network_refuses_a_three_dimensional_table():
     values = np.arange(1, 9, dtype=float).reshape(2, 2, 2)
     cube = Table.from_array(values[:, :, 0], sensitive=[[1, 0], [0, 0]])
     assert reduced_network(cube)[1].size == cube.num_relations  # 2-D: nothing dropped
-    table = _cube()
+    table = small_cube()
     with pytest.raises(NotNetworkError, match="implying"):
         reduced_network(table)
-
-
-def _cube() -> Table:
-    from test_fuzz import _cube_table
-
-    values = np.arange(1, 9, dtype=float).reshape(2, 2, 2)
-    sensitive = np.zeros((2, 2, 2), bool)
-    sensitive[0, 0, 0] = True
-    return _cube_table(values, sensitive, "value", 0.25, 1.0)
 
 
 def _is_2d(table) -> bool:
@@ -195,11 +186,11 @@ def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_patt
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_tables_without_a_network_get_a_typed_error(method):
     if method in ("ga", "ls"):  # attacker LPs: any linear table
-        result = cspopt.solve(_cube(), method=method)
-        assert audit(_cube(), result.suppressed, requirement="interval").protected
+        result = cspopt.solve(small_cube(), method=method)
+        assert audit(small_cube(), result.suppressed, requirement="interval").protected
         return
     with pytest.raises(InputError, match="2-D table"):
-        cspopt.solve(_cube(), method=method)
+        cspopt.solve(small_cube(), method=method)
 
 
 def test_smith_ga_operators_keep_permutations_and_the_ga_beats_the_weight_order():

@@ -29,7 +29,8 @@ __all__ = ["capacity_lp", "capacity_bound", "model_size"]
 
 
 def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
-                time_limit=None, max_rounds: int = 1000, deadline: float | None = None):
+                time_limit=None, max_rounds: int = 1000, deadline: float | None = None,
+                bridgeless: bool = True, cuts: list[CapacityCut] = ()):
     """The LP relaxation of the projected model by stabilised cutting planes on HiGHS.
 
     Kelley's loop tails off on Benders cuts, so cuts are separated at a point between the
@@ -37,12 +38,19 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     2007): when nothing is violated there the core moves to it and ``y*`` itself is
     separated. ``core`` defaults to suppressing every candidate.
 
+    On tables that are not networks, once no capacity cut is violated, ``bridgeless=True``
+    separates the oracle's bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`, valid
+    for the optimum, not for every pattern) and goes on while it finds some: on CSPLIB
+    hier13x7x7d they lift the root bound from about 8,500 to 8,850 (tau-ARGUS' engine: 8,879).
+    ``cuts``: cuts found earlier, the master's first rows.
+
     Returns ``(bound, y, cuts, converged)``: the last master's value (a valid lower bound at
     every round, since the master relaxes the projected LP; taken from its duals by
-    :func:`cspopt.backends.highs.dual_bound`), its point, every cut found, and whether separation
-    at ``y*`` found nothing more (then ``bound`` is the projected LP's value, at least the
-    compact model's LP bound, equal to it without coefficient capping; with an oracle
-    focused on candidate sets, the value of the LP over their cuts only).
+    :func:`cspopt.backends.highs.dual_bound`), its point, every cut (those given first), and
+    whether separation at ``y*`` found nothing more (then, without bridgeless cuts,
+    ``bound`` is the projected LP's value, at least the compact model's LP bound, equal to it
+    without coefficient capping; with an oracle focused on candidate sets, the value of the
+    LP over their cuts only).
     """
     started = time.perf_counter()
     if deadline is None and time_limit is not None:
@@ -54,7 +62,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     master = new_highs(links, weights, y_lower, y_upper, np.zeros(links.shape[0]),
                        np.zeros(links.shape[0]), presolve=False, what="capacity master LP")
     core = y_upper if core is None else np.asarray(core, float)
-    cuts: list[CapacityCut] = []
+    cuts = list(cuts)
+    if cuts:
+        _add_rows(master, cuts)
+    bridgeless = bridgeless and oracle.has_bridgeless
     y, converged = np.zeros(ny), False
     for round_ in range(max_rounds):
         master.run()
@@ -64,6 +75,8 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
         if not found:
             core = probe  # satisfies every capacity constraint
             _, found = oracle.separate(y)
+            if not found and bridgeless:
+                found = oracle.bridgeless_cuts(y)
             if not found:
                 converged = True
                 break
@@ -114,7 +127,8 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
 
 def _add_rows(highs, cuts: list[CapacityCut]) -> None:
     rows = cut_rows(cuts, highs.getNumCol())
-    highs.addRows(len(cuts), np.ones(len(cuts)), np.full(len(cuts), np.inf), rows.nnz,
+    highs.addRows(len(cuts), np.array([c.rhs for c in cuts]), np.full(len(cuts), np.inf),
+                  rows.nnz,
                   rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
 
 

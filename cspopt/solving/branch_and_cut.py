@@ -94,8 +94,9 @@ _HEURISTIC_FREQUENCY = 5
 #: share of the time limit the root's cutting-plane loop (capacity_lp) may run to
 _ROOT_SHARE = 0.5
 
-#: the neighbourhood search runs when its cells are at most this share of the candidates
-_NEIGHBOURHOOD_CELLS = 2 / 3
+#: the largest share of the candidates a neighbourhood search keeps (2/3 left hier13x7x7d's
+#: unsolved in 60 s; 1/2 solves it in 31 s)
+_NEIGHBOURHOOD_CELLS = 1 / 2
 #: and gets this share of the time limit
 _NEIGHBOURHOOD_SHARE = 0.25
 
@@ -107,7 +108,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                          mip_start=None, instance: IntervalInstance | None = None,
                          progress: Callable[[dict], None] | None = None,
                          final_audit: Callable[[tuple], object] | None = None,
-                         lower_bound: float = 0.0, neighbourhood: bool = True) -> SolveResult:
+                         lower_bound: float = 0.0, neighbourhood: bool = True,
+                         bridgeless: bool = True) -> SolveResult:
     """Solve the interval-protection problem by branch-and-cut on ``y`` (SCIP).
 
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
@@ -125,7 +127,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
     meets it, instead of proving that again (SCIP's ``limits/primal``).
     ``neighbourhood=False`` skips the search of :func:`_search_neighbourhood` that follows the
-    root on tables that are not networks.
+    root on tables that are not networks. There, after the root heuristics, the root LP
+    goes on with bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at
+    300 s: bound 8,841 -> about 9,100) unless ``bridgeless=False``.
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit, gap=gap)
@@ -159,10 +163,12 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             if progress is not None:
                 progress(history[-1])
 
+    found: list[np.ndarray] = []  # every protecting pattern offered, cleaned
     if mip_start is not None:
         start = inst.minimal(candidate_mask(inst.table, inst.candidates, mip_start,
                                             "the start pattern").astype(float))
         if oracle.separate(start, decide=True)[0]:
+            found.append(start)
             record("start", y=start)
         else:
             exposed = audit(table, mip_start, requirement="interval", cells="sensitive").exposed
@@ -192,7 +198,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell."""
         if not oracle.separate(y, decide=True)[0]:
             return False
-        record(phase, y=prune(y, order, until))
+        found.append(prune(y, order, until))
+        record(phase, y=found[-1])
         return True
 
     t0 = time.perf_counter()
@@ -224,8 +231,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # the root loop stops at half the time limit, so that the incumbent phases below run
     # where it does not converge; SCIP's own root goes on separating (hier13 at 300 s: bound
     # 425,407 -> 534,420, pattern 9,973,810 -> 9,151,402; docs/bench/history.md)
+    # the heuristics below start from the capacity LP's point: after bridgeless cuts it
+    # guides them worse (hier13x7x7d: LP-guided 10,695 -> 11,670)
     root_bound, root_y, root_cuts, converged = capacity_lp(
-        inst, oracle, deadline=phase_end(started, _ROOT_SHARE))
+        inst, oracle, deadline=phase_end(started, _ROOT_SHARE), bridgeless=False)
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=root_bound)
     lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
@@ -245,14 +254,29 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a
     # restricted search around it pays (hier13x7x7d: 11,022 -> 10,697 at 150 s), on 2-D
     # tables it only costs time (docs/bench/history.md)
-    if (neighbourhood and oracle.network is None and best["y"] is not None
-            and best["upper"] > best["lower"] + 1e-9):
+    search = neighbourhood and oracle.network is None
+
+    def improve(lp_y: np.ndarray, patterns: list) -> None:
+        """A neighbourhood search around ``lp_y``, ``patterns`` and the incumbent."""
+        if best["y"] is None or best["upper"] <= best["lower"] + 1e-9:
+            return
         t0 = time.perf_counter()
-        local = _search_neighbourhood(inst, root_y, best["y"], lower_bound=best["lower"],
+        local = _search_neighbourhood(inst, lp_y, patterns, best["y"], lower_bound=best["lower"],
                                       until=phase_end(t0, _NEIGHBOURHOOD_SHARE))
         if local is not None:
             offer("neighbourhood", local, lp_order, deadline)
-        timings["neighbourhood"] = time.perf_counter() - t0
+        timings["neighbourhood"] = timings.get("neighbourhood", 0.0) + time.perf_counter() - t0
+
+    if search:
+        improve(root_y, found)
+    if bridgeless and oracle.has_bridgeless and best["upper"] > best["lower"] + 1e-9:
+        t0 = time.perf_counter()
+        root_bound, bridged_y, root_cuts, _ = capacity_lp(
+            inst, oracle, deadline=phase_end(started, _ROOT_SHARE), cuts=root_cuts)
+        timings["bridgeless"] = time.perf_counter() - t0
+        record("bridgeless", lower=root_bound)
+        if search:  # another neighbourhood (hier13x7x7d: 10,593 -> 10,266)
+            improve(bridged_y, [])
 
     termination = "optimal"
     if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
@@ -282,23 +306,29 @@ def network_heuristic(inst, oracle: CapacityOracle, deadline: float | None,
     return None if found.stopped or found.failed else found.suppressed
 
 
-def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, incumbent: np.ndarray, *,
-                          lower_bound: float, until: float | None) -> np.ndarray | None:
-    """The best pattern among those that suppress only cells the root LP uses or the
-    incumbent suppresses: this branch-and-cut on the table with every other candidate
-    published (a RINS-like neighbourhood, Danna, Rothberg & Le Pape 2005; tau-ARGUS' engine
-    restricts its sequential heuristic to the same cells). Where that union holds more than
-    two thirds of the candidates (a poor incumbent), the root LP's support alone. The restricted
-    problem is small, so it is often solved to optimality, and every pattern it finds
-    protects the whole table: a published cell is known to the attacker in both.
-    ``lower_bound`` is valid for the restriction too (its optimum is no better); the
-    result is over ``inst.candidates``, or None when nothing was found or no time is left.
+def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
+                          incumbent: np.ndarray, *, lower_bound: float,
+                          until: float | None) -> np.ndarray | None:
+    """The best pattern among those that suppress only cells some pattern found so far
+    suppresses or the root LP uses most: this branch-and-cut on the table with every other
+    candidate published (solution merging and a RINS-like neighbourhood, Danna, Rothberg &
+    Le Pape 2005; tau-ARGUS' engine restricts its sequential heuristic to the LP's support
+    and the incumbent). The LP's cells join in decreasing ``y*`` while the neighbourhood
+    holds at most half the candidates (the patterns alone, or the incumbent alone
+    where they hold more). The restricted problem is small, so it is often solved to
+    optimality, and every pattern it finds protects the whole table: a published cell is
+    known to the attacker in both. ``lower_bound`` is valid for the restriction too (its
+    optimum is no better); the result is over ``inst.candidates``, or None when nothing was
+    found or no time is left.
     """
-    used = root_y > 1e-9
-    for keep, start in ((used | (incumbent > 0.5), incumbent), (used, None)):
-        if keep.sum() <= _NEIGHBOURHOOD_CELLS * keep.size:
-            break
-    else:  # even the LP's support is most of the table: no smaller problem to solve
+    cap = int(_NEIGHBOURHOOD_CELLS * incumbent.size)
+    keep = np.logical_or.reduce([p > 0.5 for p in patterns + [incumbent]])
+    if keep.sum() > cap:
+        keep = incumbent > 0.5
+    by_lp = np.argsort(-root_y, kind="stable")
+    by_lp = by_lp[(root_y[by_lp] > 1e-9) & ~keep[by_lp]]
+    keep[by_lp[:max(cap - int(keep.sum()), 0)]] = True
+    if keep.all():  # no smaller problem to solve
         return None
     remaining = None if until is None else until - time.perf_counter()
     if remaining is not None and remaining <= 0:
@@ -307,8 +337,9 @@ def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, incumbent:
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
     found = solve_branch_and_cut(
         table, time_limit=remaining, weights=inst.weights, must_publish=published,
-        mip_start=None if start is None else _pattern(inst, start), lower_bound=lower_bound,
-        neighbourhood=False, final_audit=lambda suppressed: None)  # offer() judges it
+        mip_start=_pattern(inst, incumbent), lower_bound=lower_bound,
+        neighbourhood=False, bridgeless=False,  # it looks for patterns, fast
+        final_audit=lambda suppressed: None)  # offer() judges it
     if found.suppressed is None:  # the cells kept cannot protect every sensitive cell
         return None
     log.info("neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
@@ -377,9 +408,8 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     for i, j in zip(*(p.tolist() for p in inst.linked_pairs())):
         model.addCons(y[i] == y[j])  # a deviation class is suppressed whole
     for cut in root_cuts:
-        model.addCons(quicksum(float(a) * y[j] for j, a in zip(cut.candidates.tolist(),
-                                                               cut.coefficients.tolist())) >= 1.0,
-                      removable=True)
+        terms = zip(cut.candidates.tolist(), cut.coefficients.tolist())
+        model.addCons(quicksum(float(a) * y[j] for j, a in terms) >= cut.rhs, removable=True)
     handler = _CapacityHandler(oracle, y)
     model.includeConshdlr(handler, "capacity", "Fischetti-Salazar capacity constraints",
                           sepapriority=1000, enfopriority=-1, chckpriority=-1, sepafreq=1,
@@ -482,7 +512,7 @@ class _CapacityHandler(Conshdlr):
         tvars = self._vars()
         infeasible = False
         for cut in cuts:
-            row = self.model.createEmptyRowUnspec(name=f"cap{self.num_cuts}", lhs=1.0,
+            row = self.model.createEmptyRowUnspec(name=f"cap{self.num_cuts}", lhs=cut.rhs,
                                                   rhs=None, local=False, removable=True)
             self.model.cacheRowExtensions(row)
             for j, a in zip(cut.candidates.tolist(), cut.coefficients.tolist()):

@@ -153,7 +153,7 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
                  "capacity cuts", float(inst.weights[list(suppressed)].sum()), round_,
                  len(cuts))
         A = sp.vstack([A, cut_rows(cuts, A.shape[1])]).tocsr()
-        rlo, rhi = np.r_[rlo, np.ones(len(cuts))], np.r_[rhi, np.full(len(cuts), np.inf)]
+        rlo, rhi = np.r_[rlo, [c.rhs for c in cuts]], np.r_[rhi, np.full(len(cuts), np.inf)]
         outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=False,
                                time_limit=time_limit, gap=gap, verbose=verbose,
                                mip_start=mip_start, integrality_tolerance=1e-9)

@@ -41,6 +41,7 @@ INFORMS J. Computing 19 (2007) 520-533, eq. (3).
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,6 +77,8 @@ _PROOFS_KEPT = 20
 _BATCH_ENTRIES = 400_000
 #: capacity of the arcs into the super sink: never binding (sources carry _FLOW_UNITS each)
 _SINK_UNITS = 2**30
+#: the attacker problems (sides) each kind of requirement reads
+_SIDES_OF = {"upper": ("upper",), "lower": ("lower",), "sliding": ("upper", "lower")}
 #: relative slack on the levels a proof needs: an LP point sits on its bounds ``room * y`` up
 #: to rounding, and should still prove protection at the point it came from
 _LEVEL_SLACK = 1e-9
@@ -83,11 +86,13 @@ _LEVEL_SLACK = 1e-9
 
 @dataclass(frozen=True)
 class CapacityCut:
-    """``sum coefficients[j] * y[candidates[j]] >= 1`` (normalised by its right-hand side).
+    """``sum coefficients[j] * y[candidates[j]] >= rhs``: a capacity cut normalised by its
+    right-hand side (``rhs = 1``), or a bridgeless cut (``rhs = 0``).
 
     ``candidates`` index :attr:`IntervalInstance.candidates`; ``cell`` and ``requirement``
-    (``"upper"``, ``"lower"`` or ``"sliding"``) say which protection it enforces, and
-    ``violation`` is ``1 - activity`` at the point it was separated from.
+    (``"upper"``, ``"lower"``, ``"sliding"``, or ``"bridgeless"`` for the secondary it keeps
+    movable) say what it enforces, and ``violation`` is ``rhs - activity`` at the point it was
+    separated from.
     """
 
     cell: int
@@ -95,6 +100,7 @@ class CapacityCut:
     candidates: np.ndarray
     coefficients: np.ndarray
     violation: float
+    rhs: float = 1.0  # 0 for a bridgeless cut
 
     def activity(self, y_candidates: np.ndarray) -> float:
         return float(self.coefficients @ y_candidates[self.candidates])
@@ -122,46 +128,50 @@ class _Side:
 
 
 class _Proofs:
-    """The proofs of protection remembered for one protected cell: the cells each flow or LP
-    point moves and the least ``y_i`` each needs. A proof applies wherever ``y`` is at least
-    its levels; all are tested at once on their concatenation. The least recently used is
-    forgotten first."""
+    """The proofs remembered for one side (rise or fall) of one protected cell: the cells each
+    flow or LP point moves, the least ``y_i`` each needs, and how far it moves the cell. A
+    proof applies wherever ``y`` is at least its levels; all are tested at once on their
+    concatenation. The least recently used is forgotten first."""
 
     def __init__(self):
         self._cells: list[np.ndarray] = []
         self._levels: list[np.ndarray] = []
+        self._attained: list[float] = []
         self._used: list[int] = []
         self._clock = 0
-        self._flat = None  # (cells, levels, starts) of all proofs, rebuilt after a change
+        self._flat = None  # (cells, levels, starts, moving, still) of all proofs
         self.last_cells = np.zeros(0, dtype=np.int64)  # of the proof that applied last
 
-    def applies(self, y: np.ndarray) -> bool:
+    def best(self, y: np.ndarray) -> float:
+        """The farthest move a proof that applies at ``y`` makes (``-inf``: none applies)."""
         if not self._cells:
-            return False
+            return -math.inf
         if self._flat is None:
             sizes = np.array([c.size for c in self._cells])
-            if not sizes.all():  # a proof that moves no free cell holds for every y
-                self._flat = ()
-            else:
-                self._flat = (np.concatenate(self._cells), np.concatenate(self._levels),
-                              np.concatenate([[0], np.cumsum(sizes)[:-1]]))
-        if not self._flat:
-            return True
-        cells, levels, starts = self._flat
-        hits = np.flatnonzero(np.logical_and.reduceat(y[cells] >= levels, starts))
+            moving = np.flatnonzero(sizes)  # a proof that moves no free cell holds anywhere
+            self._flat = (np.concatenate([self._cells[i] for i in moving] or [[]]).astype(int),
+                          np.concatenate([self._levels[i] for i in moving] or [[]]),
+                          np.r_[0, np.cumsum(sizes[moving])[:-1]].astype(int)
+                          if moving.size else moving, moving, np.flatnonzero(sizes == 0))
+        cells, levels, starts, moving, still = self._flat
+        hits = still
+        if moving.size:
+            hits = np.r_[still, moving[np.logical_and.reduceat(y[cells] >= levels, starts)]]
         if not hits.size:
-            return False
-        self._mark(int(hits[np.argmax(np.asarray(self._used)[hits])]))
-        return True
+            return -math.inf
+        i = int(hits[np.argmax(np.asarray(self._attained)[hits])])
+        self._mark(i)
+        return self._attained[i]
 
-    def add(self, cells: np.ndarray, levels: np.ndarray) -> None:
+    def add(self, cells: np.ndarray, levels: np.ndarray, attained: float) -> None:
         if len(self._cells) == _PROOFS_KEPT:
             i = int(np.argmin(self._used))
-            self._cells[i], self._levels[i] = cells, levels
+            self._cells[i], self._levels[i], self._attained[i] = cells, levels, attained
         else:
             i = len(self._cells)
             self._cells.append(cells)
             self._levels.append(levels)
+            self._attained.append(attained)
             self._used.append(0)
         self._flat = None
         self._mark(i)
@@ -318,11 +328,23 @@ class CapacityOracle:
         # cells separated at fractional points (all are checked at 0/1 points)
         self._focus = (np.ones(inst.protected.size, dtype=bool) if focus is None
                        else np.asarray(focus, dtype=bool))
-        # recent proofs of protection (flows or LP points) with the least y each moved cell
-        # needs: a point at least those levels is protected by the same flow or LP point
-        self._proofs = {k: _Proofs() for k in self._rows_of_cell}
+        # recent proofs per protected cell and side (flows or LP points) with the least y
+        # each moved cell needs: a point at least those levels admits the same move
+        self._proofs = {(k, side): _Proofs() for k, names in self._side_names.items()
+                        for side in names}
+        # a sliding requirement asks for both sides at once: its cells are solved whole
+        self._sliding = {k for k, rows in self._rows_of_cell.items()
+                         if any(self.requirements[r][1] == "sliding" for r in rows)}
         self.tolerance = np.array([tolerance_for(float(table.values[inst.protected[k]]), 1e-6)
                                    for k, _, _ in self.requirements]) / 2
+        # per side, the move that meets each protected cell's own requirement (inf: none, or
+        # a sliding one), for the proofs that an attacker solution for another cell gives on
+        # the way (the "sleeping" levels of tau-ARGUS' engine)
+        self._side_need = {side: np.full(inst.protected.size, math.inf)
+                           for side in ("upper", "lower")}
+        for r, (k, kind, rhs) in enumerate(self.requirements):
+            if kind != "sliding" and k not in self._sliding:
+                self._side_need[kind][k] = rhs - self.tolerance[r]
         self.network = None
         if method == "network" or (method == "auto" and strengthen):
             try:
@@ -339,7 +361,7 @@ class CapacityOracle:
             self._arc_from = np.concatenate([tail, head]).astype(np.int64)
             self._arc_to = np.concatenate([head, tail]).astype(np.int64)
             self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
-        self._lp = None
+        self._lp = self._bridge = None
         self.num_lp_solves = 0
         self.num_flow_solves = 0
 
@@ -387,12 +409,24 @@ class CapacityOracle:
                 best = g
         moved = np.abs(scaled) > 1e-9
         room = np.where(scaled > 0, inst.up_room[k], inst.down_room)
-        return _Side(x_p if upward else -x_p,
-                     _given(_levels(moved, np.abs(scaled) * unit, room)), _given(best))
+        level = _levels(moved, np.abs(scaled) * unit, room)
+        self._share(k, scaled[self.position] * unit, level)
+        return _Side(x_p if upward else -x_p, _given(level), _given(best))
 
-    def _flow_sides(self, ks: list[int], y: np.ndarray,
+    def _share(self, k: int, moves: np.ndarray, level: np.ndarray) -> None:
+        """Remember an attacker solution for cell ``k`` as a proof for every other protected
+        cell it moves by that cell's own requirement (``moves``: per protected cell)."""
+        cells = None
+        for side, sign in (("upper", 1.0), ("lower", -1.0)):
+            for q in np.flatnonzero(sign * moves >= self._side_need[side]).tolist():
+                if q != k:
+                    cells = np.flatnonzero(level) if cells is None else cells
+                    self._proofs[q, side].add(cells, level[cells], float(sign * moves[q]))
+
+    def _flow_sides(self, jobs: list[tuple[int, str]], y: np.ndarray,
                     support: _Support | None = None) -> dict[int, dict[str, _Side]]:
-        """The attacker's answers for protected cells ``ks`` by maximum flows that return the
+        """The attacker's answers for the sides ``jobs`` (protected cell, ``"upper"`` or
+        ``"lower"``) by maximum flows that return the
         change of ``p``: from its head to its tail when it rises (``"upper"``), from tail to
         head when it falls (``"lower"``). The flows run on the arcs of cells with ``y_i > 0``
         only (others have no capacity; at LP and 0/1 points they are most cells), all in one
@@ -400,8 +434,7 @@ class CapacityOracle:
         call grows with the graph, not with the flow. The minimum cut (a residual search) is
         computed only when a requirement asks for its capacity vector. ``support``: that
         network for this ``y``, if the caller has built it."""
-        found: dict[int, dict[str, _Side]] = {k: {} for k in ks}
-        jobs = [(k, side) for k in ks for side in self._side_names[k]]
+        found: dict[int, dict[str, _Side]] = {k: {} for k, _ in jobs}
         if not jobs:
             return found
         support = self._support(y) if support is None else support
@@ -499,10 +532,10 @@ class CapacityOracle:
         g[p] = 0.0
         return g
 
-    def _sides(self, k: int, y: np.ndarray, *, lp: bool) -> dict[str, _Side]:
+    def _sides(self, k: int, names, y: np.ndarray, *, lp: bool) -> dict[str, _Side]:
         if lp or self.network is None:
-            return {side: self._lp_side(k, side == "upper", y) for side in self._side_names[k]}
-        return self._flow_sides([k], y)[k]
+            return {side: self._lp_side(k, side == "upper", y) for side in names}
+        return self._flow_sides([(k, side) for side in names], y)[k]
 
     # -- separation ------------------------------------------------------------------------
     def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
@@ -553,13 +586,13 @@ class CapacityOracle:
             batch, first, size = ks[first:first + size], first + size, min(2 * size, widest)
             flows = None
             if self.network is not None:
-                todo = [k for k in batch if not self._remembered(k, y)]
-                if todo and support is None:
+                jobs = [(k, side) for k in batch for side in self._unproven_sides(k, y)]
+                if jobs and support is None:
                     support = self._support(y)
-                flows = self._flow_sides(todo, y, support)
+                flows = self._flow_sides(jobs, y, support)
             for k in batch:
                 if flows is not None and k not in flows:
-                    continue  # a remembered proof applies
+                    continue  # remembered proofs meet every requirement
                 if not self._judge(k, y, decide, cuts, min_violation,
                                    None if flows is None else flows[k]):
                     exposed.append(k)
@@ -574,36 +607,162 @@ class CapacityOracle:
         y[self.is_candidate] = np.clip(y_candidates, 0.0, 1.0)
         return y
 
-    def _remembered(self, k: int, y: np.ndarray) -> bool:
-        """Does a remembered proof of protected cell ``k`` still apply at ``y``?"""
-        return self._proofs[k].applies(y)
+    def _unproven_sides(self, k: int, y: np.ndarray) -> list[str]:
+        """The sides of protected cell ``k`` to solve at ``y``: none where remembered proofs
+        meet every requirement, else those without a proof that applies (both for a sliding
+        requirement, which needs them at once)."""
+        names = self._side_names[k]
+        known = {side: self._proofs[k, side].best(y) for side in names}
+        known = {side: v for side, v in known.items() if v > -math.inf}
+        if len(known) == len(names) and not self._unmet(self._rows_of_cell[k], known):
+            return []
+        return list(names) if k in self._sliding else [s for s in names if s not in known]
+
+    def _unmet(self, rows: list[int], attained: dict[str, float]) -> list[int]:
+        """The requirements among ``rows`` that the sides' ``attained`` moves do not meet."""
+        return [r for r in rows if sum(
+            attained[s] for s in _SIDES_OF[self.requirements[r][1]]) < (
+            self.requirements[r][2] - self.tolerance[r])]
 
     def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list, min_violation: float,
                sides: dict[str, _Side] | None = None) -> bool:
         """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
-        those refuted. ``sides``: the attacker's answers at ``y`` if already computed (then
-        no remembered proof applied)."""
-        if sides is None and self._remembered(k, y):
-            return True
-        rows = self._rows_of_cell[k]
+        those refuted. ``sides``: the attacker's answers at ``y`` for the sides remembered
+        proofs leave open, if already computed."""
+        if sides is None:
+            names = self._unproven_sides(k, y)
+            if not names:
+                return True
+            sides = self._sides(k, names, y, lp=False)
+        # the requirements of the sides solved (the others' proofs meet theirs)
+        rows = [r for r in self._rows_of_cell[k]
+                if all(s in sides for s in _SIDES_OF[self.requirements[r][1]])]
         before = len(cuts)
-        sides = self._sides(k, y, lp=False) if sides is None else sides
-        rows = self._check(k, rows, sides, y, cuts, min_violation)
-        if rows and decide and self.network is not None:
-            sides = self._sides(k, y, lp=True)
-            rows = self._check(k, rows, sides, y, cuts, min_violation)
-        proven = not rows and len(cuts) == before
-        if proven:
-            level = np.maximum.reduce([s.level for s in sides.values()])
-            cells = np.flatnonzero(level)
-            self._proofs[k].add(cells, level[cells])
+        left = self._check(k, rows, sides, y, cuts, min_violation)
+        if left and decide and self.network is not None:
+            sides = self._sides(k, list(sides), y, lp=True)
+            left = self._check(k, left, sides, y, cuts, min_violation)
+        proven = not left and len(cuts) == before
+        for side, answer in sides.items():
+            if proven or (k not in self._sliding
+                          and answer.attained >= self._side_need[side][k]):
+                cells = np.flatnonzero(answer.level)
+                self._proofs[k, side].add(cells, answer.level[cells], answer.attained)
         return proven
 
     def _proof_mask(self, k: int) -> np.ndarray:
-        """Cells moved by the proof that last settled protected cell ``k``."""
+        """Cells moved by the proofs that last settled protected cell ``k``."""
         mask = np.zeros(self.num_free, dtype=bool)
-        mask[self._proofs[k].last_cells] = True
+        for side in self._side_names[k]:
+            mask[self._proofs[k, side].last_cells] = True
         return mask
+
+    @property
+    def has_bridgeless(self) -> bool:
+        """Whether :meth:`bridgeless_cuts` applies: attacker LPs (not minimum cuts, where they
+        did not pay: docs/bench/history.md) under capped capacity cuts (binary ``y``)."""
+        return self.network is None and self.strengthen
+
+    def bridgeless_cuts(self, y_candidates: np.ndarray, *, limit: int = 50,
+                        min_violation: float = 1e-6) -> list[CapacityCut]:
+        """Bridgeless cuts violated by ``y`` (Fischetti & Salazar-Gonzalez 1999; tau-ARGUS'
+        ``Cspbridg.c``), at most ``limit``.
+
+        A suppressed cell that no attacker solution moves is computable: publishing it
+        changes no cell's range and saves its cost. So some optimal pattern keeps every
+        suppressed candidate ``i`` movable, and then suppresses a cell of every set ``S``
+        that blocks all of ``i``'s moves: ``y_i <= sum_{j in S} y_j``. ``S`` is read from
+        the reduced costs of the LPs ``max`` and ``min x_i`` subject to ``A x = 0`` and
+        ``|x_j| <= y_j`` (directions without room closed), ``x_i`` free, and a cut is kept
+        only when, with ``S`` published and every other free cell suppressed, ``i`` indeed
+        cannot move: the reduced costs' float noise cannot make it invalid. These cuts are
+        valid for the bound, not for every pattern: they cut off patterns that keep a
+        computable secondary. Attacker LPs on tables that are not networks.
+        """
+        inst = self.inst
+        if self._bridge is None:
+            m = inst.relations.shape[0]
+            self._bridge = new_highs(inst.relations, np.zeros(self.num_free),
+                                     np.zeros(self.num_free), np.zeros(self.num_free),
+                                     np.zeros(m), np.zeros(m), presolve=False,
+                                     what="bridgeless LP")
+            self._can_fall = inst.down_room > 0
+            self._can_rise = inst.up_room.room > 0
+        y = self._full(y_candidates)
+        candidate_of = np.cumsum(self.is_candidate) - 1
+        free_of = np.flatnonzero(self.is_candidate)
+        found = []  # (i, blocking set, violation): candidates for a cut, checked below
+        # a cell that the two LP solutions of an earlier cell move by its whole room sleeps
+        # for the round (tau-ARGUS' rule): its moves are rarely blocked by a cheap set
+        sleeping = np.zeros(self.num_free, dtype=bool)
+        self._set_rooms(y)
+        for j in np.argsort(-y_candidates, kind="stable").tolist():
+            if y_candidates[j] <= min_violation or len(found) == limit:
+                break
+            i = int(free_of[j])
+            if sleeping[i]:
+                continue
+            blocking, moves = self._blocking(i, y, read=True)
+            if len(moves) == 2:
+                sleeping |= (np.abs(moves[0] - moves[1]) >= y - min_violation) & (
+                    y > min_violation)
+            if blocking is None or not self.is_candidate[blocking].all():
+                continue  # i moves without bound, or a sensitive cell (y = 1) blocks it
+            activity = float(y[blocking].sum())
+            if activity < y[i] - min_violation:
+                found.append((i, blocking, y[i] - activity))
+        cuts: list[CapacityCut] = []
+        for i, blocking, violation in found:
+            level = np.ones(self.num_free)
+            level[blocking] = 0.0
+            self._set_rooms(level)
+            if self._blocking(i, level, read=False)[0] is not None:  # i cannot move
+                cuts.append(CapacityCut(int(inst.free[i]), "bridgeless",
+                                        np.r_[candidate_of[blocking], candidate_of[i]],
+                                        np.r_[np.ones(blocking.size), -1.0], violation,
+                                        rhs=0.0))
+        return cuts
+
+    def _set_rooms(self, level: np.ndarray) -> None:
+        """The bridgeless LP's bounds: ``|x_j| <= level_j``, directions without room closed."""
+        nf = self.num_free
+        self._bridge.changeColsBounds(nf, np.arange(nf, dtype=np.int32),
+                                      np.where(self._can_fall, -level, 0.0),
+                                      np.where(self._can_rise, level, 0.0))
+
+    def _blocking(self, i: int, level: np.ndarray, *, read: bool
+                  ) -> tuple[np.ndarray | None, list[np.ndarray]]:
+        """Free cell ``i`` freed of its own bound in the bridgeless LP (rooms as set): with
+        ``read``, the free cells with a nonzero reduced cost in the LPs moving ``i`` up and
+        down, a set every move of ``i`` crosses; without, an empty array if ``i`` cannot
+        move. None: no such set (``i`` unbounded, or it moves). Also the LPs' solutions."""
+        h = self._bridge
+        h.changeColBounds(i, -highspy.kHighsInf if self._can_fall[i] else 0.0,
+                          highspy.kHighsInf if self._can_rise[i] else 0.0)
+        blocking = np.zeros(self.num_free, dtype=bool)
+        moves: list[np.ndarray] = []
+        try:
+            for sign, allowed in ((-1.0, self._can_rise[i]), (1.0, self._can_fall[i])):
+                if not allowed:
+                    continue
+                h.changeColCost(i, sign)  # min -x_i (rise), then min x_i (fall)
+                h.run()
+                self.num_lp_solves += 1
+                if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                    return None, moves
+                if not read:
+                    if -sign * h.getInfo().objective_function_value > 1e-9:
+                        return None, moves  # i moves
+                    continue
+                solution = h.getSolution()
+                blocking |= np.abs(np.asarray(solution.col_dual)) > 1e-9
+                moves.append(np.asarray(solution.col_value))
+        finally:
+            h.changeColCost(i, 0.0)
+            h.changeColBounds(i, -level[i] if self._can_fall[i] else 0.0,
+                              level[i] if self._can_rise[i] else 0.0)
+        blocking[i] = False
+        return np.flatnonzero(blocking), moves
 
     def prune(self, y_candidates: np.ndarray, order: np.ndarray,
               deadline: float | None = None) -> np.ndarray:
@@ -638,7 +797,7 @@ class CapacityOracle:
         left = []
         for r in rows:
             _, kind, rhs = self.requirements[r]
-            parts = [sides[s] for s in (("upper", "lower") if kind == "sliding" else (kind,))]
+            parts = [sides[s] for s in _SIDES_OF[kind]]
             if sum(s.attained for s in parts) >= rhs - self.tolerance[r]:
                 continue
             cut = self._cut(cell, kind, rhs, sum(s.capacity for s in parts), y)
@@ -664,7 +823,8 @@ class CapacityOracle:
 
 
 def cut_rows(cuts: list[CapacityCut], num_columns: int) -> sp.csr_matrix:
-    """The cuts as rows ``>= 1`` of a model whose first columns are the candidates' ``y``."""
+    """The cuts' left-hand sides as rows of a model whose first columns are the candidates'
+    ``y`` (each row ``>= cut.rhs``)."""
     indptr = np.r_[0, np.cumsum([c.candidates.size for c in cuts], dtype=np.int64)]
     index = np.concatenate([c.candidates for c in cuts]) if cuts else np.zeros(0, np.int64)
     value = np.concatenate([c.coefficients for c in cuts]) if cuts else np.zeros(0)
