@@ -71,8 +71,8 @@ _DENSE_ENTRIES = 20_000_000
 #: violation (in units of the requirement) a cut needs to refute a 0/1 point; cuts violated by
 #: less (float noise: 1e-16 on fuzz table fz_2d_256) leave the verdict to the attacker LP
 _DECIDING_VIOLATION = 1e-9
-#: proofs of protection remembered per protected cell
-_PROOFS_KEPT = 20
+#: proofs of protection remembered per protected cell (both sides)
+_PROOFS_KEPT = 40
 #: entries of one batched flow graph (copies x entries per copy), which bounds its memory
 _BATCH_ENTRIES = 400_000
 #: capacity of the arcs into the super sink: never binding (sources carry _FLOW_UNITS each)
@@ -128,24 +128,25 @@ class _Side:
 
 
 class _Proofs:
-    """The proofs remembered for one side (rise or fall) of one protected cell: the cells each
-    flow or LP point moves, the least ``y_i`` each needs, and how far it moves the cell. A
-    proof applies wherever ``y`` is at least its levels; all are tested at once on their
-    concatenation. The least recently used is forgotten first."""
+    """The proofs remembered for one protected cell: per proof, the side it moves the cell
+    to (``"upper"``, ``"lower"``), how far, the cells the flow or LP point moves and the
+    least ``y_i`` each needs. A proof applies wherever ``y`` is at least its levels; all are
+    tested at once on their concatenation. The least recently used is forgotten first."""
 
     def __init__(self):
         self._cells: list[np.ndarray] = []
         self._levels: list[np.ndarray] = []
+        self._side: list[str] = []
         self._attained: list[float] = []
         self._used: list[int] = []
         self._clock = 0
         self._flat = None  # (cells, levels, starts, moving, still) of all proofs
-        self.last_cells = np.zeros(0, dtype=np.int64)  # of the proof that applied last
+        self.last_cells: dict[str, np.ndarray] = {}  # per side, of the proof used last
 
-    def best(self, y: np.ndarray) -> float:
-        """The farthest move a proof that applies at ``y`` makes (``-inf``: none applies)."""
+    def best(self, y: np.ndarray) -> dict[str, float]:
+        """Per side, the farthest move a proof that applies at ``y`` makes."""
         if not self._cells:
-            return -math.inf
+            return {}
         if self._flat is None:
             sizes = np.array([c.size for c in self._cells])
             moving = np.flatnonzero(sizes)  # a proof that moves no free cell holds anywhere
@@ -157,20 +158,26 @@ class _Proofs:
         hits = still
         if moving.size:
             hits = np.r_[still, moving[np.logical_and.reduceat(y[cells] >= levels, starts)]]
-        if not hits.size:
-            return -math.inf
-        i = int(hits[np.argmax(np.asarray(self._attained)[hits])])
-        self._mark(i)
-        return self._attained[i]
+        found: dict[str, float] = {}
+        chosen: dict[str, int] = {}
+        for i in hits.tolist():
+            side = self._side[i]
+            if self._attained[i] > found.get(side, -math.inf):
+                found[side], chosen[side] = self._attained[i], i
+        for i in chosen.values():
+            self._mark(i)
+        return found
 
-    def add(self, cells: np.ndarray, levels: np.ndarray, attained: float) -> None:
+    def add(self, side: str, cells: np.ndarray, levels: np.ndarray, attained: float) -> None:
         if len(self._cells) == _PROOFS_KEPT:
             i = int(np.argmin(self._used))
-            self._cells[i], self._levels[i], self._attained[i] = cells, levels, attained
+            self._cells[i], self._levels[i] = cells, levels
+            self._side[i], self._attained[i] = side, attained
         else:
             i = len(self._cells)
             self._cells.append(cells)
             self._levels.append(levels)
+            self._side.append(side)
             self._attained.append(attained)
             self._used.append(0)
         self._flat = None
@@ -179,7 +186,7 @@ class _Proofs:
     def _mark(self, i: int) -> None:
         self._clock += 1
         self._used[i] = self._clock
-        self.last_cells = self._cells[i]
+        self.last_cells[self._side[i]] = self._cells[i]
 
 
 class _Support:
@@ -330,8 +337,7 @@ class CapacityOracle:
                        else np.asarray(focus, dtype=bool))
         # recent proofs per protected cell and side (flows or LP points) with the least y
         # each moved cell needs: a point at least those levels admits the same move
-        self._proofs = {(k, side): _Proofs() for k, names in self._side_names.items()
-                        for side in names}
+        self._proofs = {k: _Proofs() for k in self._rows_of_cell}
         # a sliding requirement asks for both sides at once: its cells are solved whole
         self._sliding = {k for k, rows in self._rows_of_cell.items()
                          if any(self.requirements[r][1] == "sliding" for r in rows)}
@@ -421,7 +427,7 @@ class CapacityOracle:
             for q in np.flatnonzero(sign * moves >= self._side_need[side]).tolist():
                 if q != k:
                     cells = np.flatnonzero(level) if cells is None else cells
-                    self._proofs[q, side].add(cells, level[cells], float(sign * moves[q]))
+                    self._proofs[q].add(side, cells, level[cells], float(sign * moves[q]))
 
     def _flow_sides(self, jobs: list[tuple[int, str]], y: np.ndarray,
                     support: _Support | None = None) -> dict[int, dict[str, _Side]]:
@@ -612,8 +618,7 @@ class CapacityOracle:
         meet every requirement, else those without a proof that applies (both for a sliding
         requirement, which needs them at once)."""
         names = self._side_names[k]
-        known = {side: self._proofs[k, side].best(y) for side in names}
-        known = {side: v for side, v in known.items() if v > -math.inf}
+        known = self._proofs[k].best(y)
         if len(known) == len(names) and not self._unmet(self._rows_of_cell[k], known):
             return []
         return list(names) if k in self._sliding else [s for s in names if s not in known]
@@ -647,14 +652,14 @@ class CapacityOracle:
             if proven or (k not in self._sliding
                           and answer.attained >= self._side_need[side][k]):
                 cells = np.flatnonzero(answer.level)
-                self._proofs[k, side].add(cells, answer.level[cells], answer.attained)
+                self._proofs[k].add(side, cells, answer.level[cells], answer.attained)
         return proven
 
     def _proof_mask(self, k: int) -> np.ndarray:
         """Cells moved by the proofs that last settled protected cell ``k``."""
         mask = np.zeros(self.num_free, dtype=bool)
-        for side in self._side_names[k]:
-            mask[self._proofs[k, side].last_cells] = True
+        for cells in self._proofs[k].last_cells.values():
+            mask[cells] = True
         return mask
 
     @property
