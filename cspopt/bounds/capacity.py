@@ -14,13 +14,15 @@ import time
 
 import numpy as np
 
-from cspopt.backends.highs import dual_bound, new_highs
+from cspopt.backends.highs import dual_bound
+from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, single_cell_bound
 from cspopt.models.interval import (
     CapacityCut,
     CapacityOracle,
     IntervalInstance,
+    add_cut_rows,
     build_interval_instance,
-    cut_rows,
+    capacity_master,
 )
 from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound
@@ -56,15 +58,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     if deadline is None and time_limit is not None:
         deadline = started + time_limit
     ny = inst.candidates.size
-    weights = inst.weights[inst.candidates]
-    y_lower, y_upper = inst.candidate_bounds()
-    links = inst.link_matrix()  # deviation classes are suppressed whole (models.interval.linked)
-    master = new_highs(links, weights, y_lower, y_upper, np.zeros(links.shape[0]),
-                       np.zeros(links.shape[0]), presolve=False, what="capacity master LP")
-    core = y_upper if core is None else np.asarray(core, float)
     cuts = list(cuts)
-    if cuts:
-        _add_rows(master, cuts)
+    # deviation classes are suppressed whole (models.interval.linked)
+    master = capacity_master(inst, cuts)
+    core = inst.candidate_bounds()[1] if core is None else np.asarray(core, float)
     bridgeless = bridgeless and oracle.has_bridgeless
     y, converged = np.zeros(ny), False
     for round_ in range(max_rounds):
@@ -84,7 +81,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or round_ == max_rounds - 1:
             break
-        _add_rows(master, found)
+        add_cut_rows(master, found)
     # from the last solve's duals (its rows are the master's): valid however accurately
     # HiGHS met its tolerances, so the integral rounding of the callers stays honest
     return max(dual_bound(master), 0.0), y, cuts, converged
@@ -97,7 +94,11 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     Capacity cuts with coefficients capped at the requirement are valid for binary ``y``
     only, so this LP is a relaxation of the interval problem, not of the compact model, and
     often much stronger than the compact model's LP bound (``ex1`` with cost = value: 1950,
-    the optimum, against 69.7). Under integer weights it is rounded up. Stopped by
+    the optimum, against 69.7). Where one sensitive cell carries most of that LP
+    (:func:`~cspopt.bounds.single_cell.dominant_cell`), the cell's own MIP
+    (:func:`~cspopt.bounds.single_cell.single_cell_bound`) runs for the time left (at most
+    ``SINGLE_CELL_SECONDS`` without a limit) and the larger bound counts. Under integer
+    weights it is rounded up. Stopped by
     ``time_limit``, the master's value is still valid (``termination="time_limit"``).
     ``status`` is ``bound_only`` (``infeasible`` if suppressing every candidate does not
     protect).
@@ -113,8 +114,14 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
         termination, lower = "infeasible", math.inf
     elif ny and inst.protected.size:
         root, _, cuts, converged = capacity_lp(inst, oracle, time_limit=time_limit)
-        lower = integral_bound(root, inst.weights[inst.candidates])
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
+        cell = dominant_cell(inst, cuts)
+        if cell is not None:  # one cell's own MIP bounds better (cspopt.bounds.single_cell)
+            left = (SINGLE_CELL_SECONDS if time_limit is None
+                    else started + time_limit - time.perf_counter())
+            if left > 0:
+                root = max(root, single_cell_bound(inst, cell, time_limit=left).lower_bound)
+        lower = integral_bound(root, inst.weights[inst.candidates])
     elapsed = time.perf_counter() - started
     return SolveResult.build(
         method=f"lp(capacity)/highs/{'network' if oracle.network is not None else 'lp'}",
@@ -123,13 +130,6 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
         model_size=model_size(inst, oracle, num_cuts),
         history=(dict(iteration=0, time=elapsed, lower_bound=float(lower),
                       upper_bound=math.inf, phase="root lp"),))
-
-
-def _add_rows(highs, cuts: list[CapacityCut]) -> None:
-    rows = cut_rows(cuts, highs.getNumCol())
-    highs.addRows(len(cuts), np.array([c.rhs for c in cuts]), np.full(len(cuts), np.inf),
-                  rows.nnz,
-                  rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
 
 
 def model_size(inst: IntervalInstance, oracle: CapacityOracle, num_root_cuts: int) -> dict:

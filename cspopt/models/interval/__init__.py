@@ -10,12 +10,18 @@ sets, and :class:`ExactAsInterval` the reduction of exact disclosure to this pro
 
 from cspopt.models.interval.build import build_interval_instance
 from cspopt.models.interval.candidates import candidate_primaries, unpicked
-from cspopt.models.interval.capacity import CapacityCut, CapacityOracle, cut_rows
+from cspopt.models.interval.capacity import (
+    CapacityCut,
+    CapacityOracle,
+    add_cut_rows,
+    capacity_master,
+    cut_rows,
+)
 from cspopt.models.interval.compact import build_fs_matrix, build_fs_model
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.models.interval.linked import deviation_classes
 from cspopt.models.interval.reduction import ExactAsInterval
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_matrix", "build_fs_model",
-           "CapacityCut", "CapacityOracle", "cut_rows", "deviation_classes", "candidate_primaries",
-           "unpicked", "ExactAsInterval"]
+           "CapacityCut", "CapacityOracle", "cut_rows", "capacity_master", "add_cut_rows",
+           "deviation_classes", "candidate_primaries", "unpicked", "ExactAsInterval"]

@@ -836,6 +836,30 @@ def cut_rows(cuts: list[CapacityCut], num_columns: int) -> sp.csr_matrix:
     return sp.csr_matrix((value, index, indptr), shape=(len(cuts), num_columns))
 
 
+def capacity_master(inst: IntervalInstance, cuts: list[CapacityCut] = ()) -> highspy.Highs:
+    """``min w y`` over the candidates' bounds (:meth:`IntervalInstance.candidate_bounds`),
+    the deviation-class rows (:meth:`IntervalInstance.link_matrix`, first) and ``cuts``, on
+    HiGHS with presolve off, so that it is re-solved warm as :func:`add_cut_rows` adds more
+    (Fischetti & Salazar-Gonzalez 2001's master LP)."""
+    links = inst.link_matrix()
+    y_lower, y_upper = inst.candidate_bounds()
+    zeros = np.zeros(links.shape[0])
+    master = new_highs(links, inst.weights[inst.candidates], y_lower, y_upper, zeros, zeros,
+                       presolve=False, what="capacity master LP")
+    add_cut_rows(master, list(cuts))
+    return master
+
+
+def add_cut_rows(highs: highspy.Highs, cuts: list[CapacityCut]) -> None:
+    """Append ``cuts`` as rows ``>= cut.rhs`` to a model whose first columns are ``y``."""
+    if not cuts:
+        return
+    rows = cut_rows(cuts, highs.getNumCol())
+    highs.addRows(len(cuts), np.array([c.rhs for c in cuts]), np.full(len(cuts), np.inf),
+                  rows.nnz, rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32),
+                  rows.data)
+
+
 def _given(value):
     """A :class:`_Side` field known at once, as the callable the field expects."""
     return lambda: value
