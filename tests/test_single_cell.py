@@ -13,6 +13,7 @@ from cspopt import Table, audit
 from cspopt.bounds import single_cell
 from cspopt.bounds.capacity import capacity_bound, capacity_lp
 from cspopt.bounds.single_cell import dominant_cell, single_cell_bound
+from cspopt.errors import InvalidCellError
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.table.generators import gensup_class1, gensup_class2
@@ -51,7 +52,7 @@ def test_with_one_sensitive_cell_it_is_the_optimum():
 def test_bad_cell_is_named():
     table = gensup_class2(6, 5, seed=8)
     inst = build_interval_instance(table)
-    with pytest.raises(ValueError, match="cell 0 is not a sensitive cell"):
+    with pytest.raises(InvalidCellError, match="cell 0 is not a sensitive cell"):
         single_cell_bound(inst, 0)
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cspopt.backends.highs import run_highs
+from cspopt.errors import InvalidCellError
 from cspopt.models.interval import CapacityCut, IntervalInstance, capacity_master
 from cspopt.models.interval.compact import build_fs_matrix
 
@@ -100,12 +101,14 @@ def single_cell_bound(inst: IntervalInstance, cell: int, *, time_limit: float | 
     ``start``: a 0/1 ``y`` over the candidates that protects ``cell`` (any pattern of the
     whole problem does), handed to HiGHS as its first incumbent. The model is
     :func:`~cspopt.models.interval.compact.build_fs_matrix` of ``inst.keep`` (the other
-    sensitive cells keep their ``y = 1`` only where their deviation class is fixed to it),
-    so its optimum is at most the problem's and its dual bound is valid for the problem.
+    sensitive cells stay suppressed without requirements, and the deviation classes holding
+    them are no longer forced to 1), so its optimum is at most the problem's and its dual
+    bound is valid for the problem.
     """
     position = np.flatnonzero(inst.protected == cell)
     if position.size != 1:
-        raise ValueError(f"cell {cell} is not a sensitive cell of the instance")
+        raise InvalidCellError(f"cell {cell} is not a sensitive cell the instance protects",
+                               cell=int(cell))
     alone = inst.keep(inst.protected == cell)
     ny = alone.candidates.size
     cost, matrix, row_lower, row_upper, col_lower, col_upper, integer = build_fs_matrix(alone)
