@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from cspopt.backends.highs import dual_bound
-from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, single_cell_bound
+from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell_bound
 from cspopt.models.interval import (
     CapacityCut,
     CapacityOracle,
@@ -115,12 +115,12 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     elif ny and inst.protected.size:
         root, _, cuts, converged = capacity_lp(inst, oracle, time_limit=time_limit)
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
-        cell = dominant_cell(inst, cuts)
-        if cell is not None:  # one cell's own MIP bounds better (cspopt.bounds.single_cell)
-            left = (SINGLE_CELL_SECONDS if time_limit is None
-                    else started + time_limit - time.perf_counter())
-            if left > 0:
-                root = max(root, single_cell_bound(inst, cell, time_limit=left).lower_bound)
+        left = (SINGLE_CELL_SECONDS if time_limit is None
+                else started + time_limit - time.perf_counter())
+        # one cell's own MIP may bound better (cspopt.bounds.single_cell)
+        single = dominant_cell_bound(inst, cuts, time_limit=left) if left > 0 else None
+        if single is not None:
+            root = max(root, single.lower_bound)
         lower = integral_bound(root, inst.weights[inst.candidates])
     elapsed = time.perf_counter() - started
     return SolveResult.build(

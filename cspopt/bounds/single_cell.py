@@ -21,16 +21,20 @@ lack (docs/bench/history.md).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 from cspopt.backends.highs import run_highs
-from cspopt.errors import InvalidCellError
+from cspopt.errors import InvalidCellError, SolverError
 from cspopt.models.interval import CapacityCut, IntervalInstance, capacity_master
-from cspopt.models.interval.compact import build_fs_matrix
+from cspopt.models.interval.compact import build_fs_matrix, y_start
 
-__all__ = ["SingleCellBound", "dominant_cell", "single_cell_bound", "DOMINANT_SHARE",
+log = logging.getLogger(__name__)
+
+__all__ = ["SingleCellBound", "dominant_cell", "single_cell_bound", "dominant_cell_bound",
+           "DOMINANT_SHARE",
            "KNAPSACK_COEFFICIENT", "SINGLE_CELL_SECONDS"]
 
 #: a cell is dominant when its cuts carry at least this share of the capacity LP's value
@@ -112,14 +116,26 @@ def single_cell_bound(inst: IntervalInstance, cell: int, *, time_limit: float | 
     alone = inst.keep(inst.protected == cell)
     ny = alone.candidates.size
     cost, matrix, row_lower, row_upper, col_lower, col_upper, integer = build_fs_matrix(alone)
-    known = None
-    if start is not None:  # only y is given; HiGHS completes the deviations
-        known = np.full(cost.size, np.nan)
-        known[:ny] = alone.minimal(np.asarray(start, float))
     outcome = run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
-                        relax=False, time_limit=time_limit, start=known)
+                        relax=False, time_limit=time_limit,
+                        start=None if start is None else y_start(alone, start, cost.size))
     pattern = None
     if outcome.has_solution:
         pattern = (np.asarray(outcome.x[:ny]) > 0.5).astype(float)
     return SingleCellBound(cell=int(cell), lower_bound=max(float(outcome.lower_bound), 0.0),
                            termination=outcome.termination, pattern=pattern)
+
+
+def dominant_cell_bound(inst: IntervalInstance, cuts: list[CapacityCut], *,
+                        time_limit: float | None, start: np.ndarray | None = None
+                        ) -> SingleCellBound | None:
+    """:func:`single_cell_bound` of the :func:`dominant_cell` of ``cuts``; ``None`` where no
+    cell dominates or HiGHS fails (logged: a bound its callers can do without)."""
+    cell = dominant_cell(inst, cuts)
+    if cell is None:
+        return None
+    try:
+        return single_cell_bound(inst, cell, time_limit=time_limit, start=start)
+    except SolverError as error:
+        log.warning("the single-cell bound of cell %d failed: %s", cell, error)
+        return None

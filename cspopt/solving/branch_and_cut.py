@@ -52,7 +52,7 @@ from pyscipopt import (
 from cspopt.audit import audit
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
-from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, single_cell_bound
+from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell_bound
 from cspopt.errors import InputError, SolverError
 from cspopt.heuristics.cell_arcs import cell_arcs
 from cspopt.heuristics.incremental import (
@@ -261,25 +261,21 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # II table), its exact protection alone bounds better than the tree (60x40 seed 1:
     # 292,645 -> 328,212) and, joined to the incumbent and pruned, is a better pattern
     floor = 0.0
-    cell = (dominant_cell(inst, root_cuts)
-            if ny and best["upper"] > best["lower"] + 1e-9 else None)
     t0 = time.perf_counter()
     remaining = SINGLE_CELL_SECONDS if deadline is None else deadline - t0
-    if cell is not None and remaining > _SINGLE_CELL_FLOOR:
-        try:
-            single = single_cell_bound(inst, cell, start=best["y"],
-                                       time_limit=_SINGLE_CELL_SHARE * remaining)
-        except SolverError as error:  # a bound the search can do without
-            log.warning("the single-cell bound of cell %d failed: %s", cell, error)
-        else:
-            floor = single.lower_bound
-            record("single cell", lower=floor)
-            if single.pattern is not None:
-                # the other cells' suppressions are dropped first, the cell's own last
-                joined = (single.pattern if best["y"] is None
-                          else np.maximum(single.pattern, best["y"]))
-                offer("single cell", joined,
-                      np.lexsort((-weights_y, root_y, single.pattern)), deadline)
+    single = (dominant_cell_bound(inst, root_cuts, start=best["y"],
+                                  time_limit=_SINGLE_CELL_SHARE * remaining)
+              if ny and best["upper"] > best["lower"] + 1e-9
+              and remaining > _SINGLE_CELL_FLOOR else None)
+    if single is not None:
+        floor = single.lower_bound
+        record("single cell", lower=floor)
+        if single.pattern is not None:
+            # the other cells' suppressions are dropped first, the cell's own last
+            joined = (single.pattern if best["y"] is None
+                      else np.maximum(single.pattern, best["y"]))
+            offer("single cell", joined, np.lexsort((-weights_y, root_y, single.pattern)),
+                  deadline)
         timings["single_cell"] = time.perf_counter() - t0
     # on tables that are not networks a node costs an attacker LP per requirement, the tree
     # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a

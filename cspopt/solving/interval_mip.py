@@ -31,6 +31,7 @@ from cspopt.models.interval import (
     build_interval_instance,
     cut_rows,
 )
+from cspopt.models.interval.compact import y_start
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
@@ -176,11 +177,9 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
 def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,
                  verbose, mip_start, integrality_tolerance=None) -> SolverOutcome:
     start = None
-    if mip_start is not None and not relax:
-        # only y is given; HiGHS completes the deviations
-        start = np.full(cost.size, np.nan)
+    if mip_start is not None and not relax:  # only y is given; HiGHS completes the rest
         chosen = np.isin(inst.candidates, np.fromiter(mip_start, dtype=np.int64))
-        start[:ny] = inst.minimal(chosen)  # meets the deviation-class rows
+        start = y_start(inst, chosen, cost.size)
     outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
                         time_limit=time_limit, gap=gap, verbose=verbose, start=start,
                         integrality_tolerance=integrality_tolerance)

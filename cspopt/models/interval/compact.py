@@ -26,7 +26,16 @@ from cspopt.models.interval.build import build_interval_instance
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table import Table
 
-__all__ = ["build_fs_matrix", "build_fs_model"]
+__all__ = ["build_fs_matrix", "build_fs_model", "y_start"]
+
+
+def y_start(inst: IntervalInstance, y, num_columns: int) -> np.ndarray:
+    """A MIP start for :func:`build_fs_matrix`'s columns that gives only ``y`` (0/1 over the
+    candidates, made minimal so that it meets the deviation-class rows) and leaves the
+    deviations ``nan`` for the solver to complete."""
+    start = np.full(num_columns, np.nan)
+    start[:inst.candidates.size] = inst.minimal(np.asarray(y, float))
+    return start
 
 
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
