@@ -181,6 +181,50 @@ def test_prune_equals_full_delete_and_check():
             assert audit(table, pattern, requirement="interval", cells="sensitive").protected
 
 
+def test_relation_cuts_hold_at_every_protecting_pattern():
+    """The single-relation cuts of the first master are valid for binary ``y``: on tiny 2-D
+    tables (attacker LPs) and 3-D tables with a-priori upper bounds of 1e6, as the CSPLIB
+    tables (most cells published, so that every pattern of the rest is enumerated), each
+    holds at every protecting pattern, and the root bound they start stays at most the
+    optimum. Some are violated at fractional points where separation finds nothing (capped,
+    where the attacker LP's rooms are not); networks get none (minimum cuts cap already)."""
+    rng = np.random.default_rng(5)
+    tables = [(t, None) for t in tiny_interval_tables(seed=4, count=8, max_free=8)]
+    while len(tables) < 16:
+        sensitive = rng.random((2, 2, 2)) < 0.25
+        if not sensitive.any():
+            continue
+        cube = cube_table(rng.integers(1, 20, (2, 2, 2)), sensitive, "value", 0.3, 1.0)
+        cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
+        others = np.flatnonzero(~cube.sensitive)
+        tables.append((cube, rng.choice(others, others.size - 7, replace=False)))
+    checked = beyond = 0
+    for table, published in tables:
+        inst = build_interval_instance(table, must_publish=published, preprocessing=False)
+        ny = inst.candidates.size
+        if not inst.protected.size or not ny:
+            continue
+        safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
+                if audit(table, inst.candidates[y > 0.5], requirement="interval",
+                         cells="sensitive").protected]
+        oracle = CapacityOracle(inst, method="lp")
+        cuts = oracle.relation_cuts()
+        for cut in cuts:
+            assert cut.rhs == 1.0 and cut.candidates.size
+            assert all(cut.activity(s) >= 1 - 1e-9 for s in safe), (table.values, cut)
+        checked += len(cuts)
+        for _ in range(8):
+            y = rng.random(ny) * rng.uniform(0.01, 0.5)
+            beyond += any(cut.activity(y) < 1 - 1e-6 for cut in cuts) and not (
+                oracle.separate(y)[1])
+        if published is None:
+            assert CapacityOracle(inst, method="network").relation_cuts() == []
+        bound = capacity_lp(inst, CapacityOracle(inst, method="lp"), max_rounds=50)[0]
+        weights = inst.weights[inst.candidates]
+        assert bound <= min((weights @ s for s in safe), default=math.inf) + 1e-6
+    assert checked >= 40 and beyond >= 1
+
+
 def test_bridgeless_cuts_only_cut_off_computable_suppressions():
     """A bridgeless cut ``y_i <= sum_{j in S} y_j`` claims that with ``S`` published cell
     ``i`` is computable whatever else is suppressed: the audit's attacker LPs confirm it

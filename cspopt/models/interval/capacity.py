@@ -668,6 +668,45 @@ class CapacityOracle:
         did not pay: docs/bench/history.md) under capped capacity cuts (binary ``y``)."""
         return self.network is None and self.strengthen
 
+    def relation_cuts(self) -> list[CapacityCut]:
+        """The capacity cut of every requirement through each relation of its cell, capped
+        (tau-ARGUS' first constraint pool, ``init_constraint_pool`` in ``Cspmain.c``).
+
+        Moving sensitive cell ``p`` by ``d`` moves the other cells of each relation ``r``
+        through it by ``-a_rp d`` in all: each can give at most its room in the direction
+        that balances ``r``, so ``sum_{i in r, i != p} room_i y_i >= d`` (the duals ``e_r``),
+        capped at the right-hand side. Attacker LPs at a fractional point find a violated
+        cut only where the attacker cannot meet a requirement with rooms ``room_i y_i``: with
+        a-priori bounds of 1e6 (the CSPLIB tables) a cell at ``y_i = 0.001`` still gives it
+        1,000, where the capped cut counts 0.001 of the requirement. So these rows, in the
+        first master, lift the root bound where separation alone does not (CSPLIB
+        hier13x7x7d: capacity root 8,445 -> 8,641, with bridgeless cuts 8,724 -> 8,915;
+        tau-ARGUS' root 8,879). On networks minimum cuts cap rooms already: none there.
+        """
+        if self.network is not None or not self.strengthen:  # plain Benders stays plain
+            return []
+        inst = self.inst
+        relations = inst.relations.tocsr()
+        through = relations.tocsc()
+        everywhere = np.ones(self.num_free)
+        cuts: list[CapacityCut] = []
+        for k, kind, rhs in self.requirements:
+            if kind == "sliding":
+                continue
+            p, sign = int(self.position[k]), 1.0 if kind == "upper" else -1.0
+            for row in through.indices[through.indptr[p]:through.indptr[p + 1]].tolist():
+                lo, hi = relations.indptr[row], relations.indptr[row + 1]
+                cells, coef = relations.indices[lo:hi], relations.data[lo:hi]
+                move = -sign * coef / coef[cells == p][0]  # the others' per unit of p's
+                move[cells == p] = 0.0
+                capacity = np.zeros(self.num_free)
+                capacity[cells] = (np.maximum(move, 0.0) * inst.up_room[k][cells]
+                                   + np.maximum(-move, 0.0) * inst.down_room[cells])
+                cut = self._cut(int(inst.protected[k]), kind, rhs, capacity, everywhere)
+                if cut is not None and cut.candidates.size:
+                    cuts.append(cut)
+        return cuts
+
     def bridgeless_cuts(self, y_candidates: np.ndarray, *, limit: int = 50,
                         min_violation: float = 1e-6) -> list[CapacityCut]:
         """Bridgeless cuts violated by ``y`` (Fischetti & Salazar-Gonzalez 1999; tau-ARGUS'
