@@ -16,7 +16,7 @@ from oracles import (
 )
 
 from cspopt import Table, audit
-from cspopt.bounds.capacity import capacity_bound, capacity_lp
+from cspopt.bounds.capacity import _tailing, capacity_bound, capacity_lp
 from cspopt.errors import InputError
 from cspopt.io import read_table
 from cspopt.models.interval import build_interval_instance
@@ -478,3 +478,17 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
                     if found.attained < need - 1e-9 and own >= flow:
                         assert found.capacity @ y == pytest.approx(found.attained, rel=1e-5,
                                                                    abs=1e-6 * need)
+
+
+def test_the_root_loop_tails_off_only_after_its_first_seconds():
+    """The branch-and-cut's root loop stops when the last fifth of its time raised the
+    master's value by less than 1 %, and never in its first 10 s (small tables converge
+    there)."""
+    flat = [1202686.0] * 40
+    assert not _tailing([0.25 * i for i in range(40)], flat)  # 9.75 s
+    assert _tailing([0.3 * i for i in range(40)], flat)  # 11.7 s
+    # the last fifth of 11.7 s is 8 rounds: 1 % a round goes on, 0.1 % a round stops
+    rising = [1e6 * (1 + 0.01 * i) for i in range(40)]
+    assert not _tailing([0.3 * i for i in range(40)], rising)
+    slow = [1e6 * (1 + 0.001 * i) for i in range(40)]
+    assert _tailing([0.3 * i for i in range(40)], slow)

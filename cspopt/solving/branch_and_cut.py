@@ -236,12 +236,13 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
 
     t0 = time.perf_counter()
     # the root loop stops at half the time limit, so that the incumbent phases below run
-    # where it does not converge; SCIP's own root goes on separating (hier13 at 300 s: bound
-    # 425,407 -> 534,420, pattern 9,973,810 -> 9,151,402; docs/bench/history.md)
+    # where it does not converge, or sooner once it tails off; SCIP's own root goes on
+    # separating faster (hier13 at 300 s: bound 1.86 -> 2.83 million; docs/bench/history.md)
     # the heuristics below start from the capacity LP's point: after bridgeless cuts it
     # guides them worse (hier13x7x7d: LP-guided 10,695 -> 11,670)
     root_bound, root_y, root_cuts, converged = capacity_lp(
-        inst, oracle, deadline=phase_end(started, _ROOT_SHARE), bridgeless=False)
+        inst, oracle, deadline=phase_end(started, _ROOT_SHARE), bridgeless=False,
+        tail_off=True)
     timings["root_lp"] = time.perf_counter() - t0
     record("root lp", lower=root_bound)
     lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
