@@ -56,8 +56,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     ``tail_off=True`` stops the loop once it tails off (after ``_TAIL_SECONDS``, less than
     ``_TAIL_GAIN`` of gain over the last ``_TAIL_WINDOW`` of its time), for a caller whose
     own separation goes on (the branch-and-cut: SCIP's root lifts the bound faster then;
-    CSPLIB hier13 at 300 s: 1.86 -> 2.6 million; GenSup II 100x100 seed 2's master sits at
-    1,202,686 from round 20 to round 865). ``cuts``: cuts found earlier, the master's first rows; without them the first master
+    CSPLIB hier13 at 300 s: 1.86 -> 2.83 million; GenSup II 100x100 seed 2's master sits at
+    1,202,686 from round 20 to round 865).
+
+    ``cuts``: cuts found earlier, the master's first rows; without them the first master
     holds the single-relation cuts of :meth:`CapacityOracle.relation_cuts` (tables that are
     not networks; CSPLIB hier13 at 150 s: 616,835 -> 1,301,829).
 

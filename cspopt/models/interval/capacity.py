@@ -680,7 +680,7 @@ class CapacityOracle:
         a-priori bounds of 1e6 (the CSPLIB tables) a cell at ``y_i = 0.001`` still gives it
         1,000, where the capped cut counts 0.001 of the requirement. So these rows, in the
         first master, lift the root bound where separation alone does not (CSPLIB
-        hier13x7x7d: capacity root 8,445 -> 8,641, with bridgeless cuts 8,724 -> 8,915;
+        hier13x7x7d: capacity root 8,445 -> 8,500-8,640, with bridgeless cuts 8,724 -> 8,915;
         tau-ARGUS' root 8,879). On networks minimum cuts cap rooms already: none there.
         """
         if self.network is not None or not self.strengthen:  # plain Benders stays plain
@@ -694,13 +694,14 @@ class CapacityOracle:
             if kind == "sliding":
                 continue
             p, sign = int(self.position[k]), 1.0 if kind == "upper" else -1.0
+            up_room = inst.up_room[k]  # built per index: once per requirement
             for row in through.indices[through.indptr[p]:through.indptr[p + 1]].tolist():
                 lo, hi = relations.indptr[row], relations.indptr[row + 1]
                 cells, coef = relations.indices[lo:hi], relations.data[lo:hi]
                 move = -sign * coef / coef[cells == p][0]  # the others' per unit of p's
                 move[cells == p] = 0.0
                 capacity = np.zeros(self.num_free)
-                capacity[cells] = (np.maximum(move, 0.0) * inst.up_room[k][cells]
+                capacity[cells] = (np.maximum(move, 0.0) * up_room[cells]
                                    + np.maximum(-move, 0.0) * inst.down_room[cells])
                 cut = self._cut(int(inst.protected[k]), kind, rhs, capacity, everywhere)
                 if cut is not None and cut.candidates.size:
