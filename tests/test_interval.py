@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 from conftest import INSTANCES
-from oracles import brute_force_interval, tiny_shapes
+from oracles import brute_force_interval, tiny_interval_tables, tiny_shapes
 
 from cspopt import Table, audit
 from cspopt.errors import InputError
@@ -48,6 +48,29 @@ def test_optimum_equals_brute_force_on_tiny_tables():
             assert result.proven_optimal and result.objective == pytest.approx(expected)
             assert result.audit.protected
             assert solve_interval(t, relax=True).lower_bound <= expected + 1e-6
+
+
+def test_network_rooms_are_capped_at_the_requirement():
+    """On 2-D tables the compact model's rooms stop at the requirement
+    (``IntervalInstance.rooms``): a-priori upper bounds of 1e9 give the LP bound of infinite
+    ones, and the optimum is still brute force's, on both routes."""
+    for table in tiny_interval_tables(17, 12):
+        far = table.replace(apriori_upper=1e9)
+        assert far.is_network
+        inst = build_interval_instance(far)
+        for k in range(inst.protected.size):
+            assert np.all(np.concatenate(inst.rooms(k)) <= inst.requirement_unit[k])
+        lp_far = solve_interval(far, relax=True).lower_bound
+        assert lp_far == pytest.approx(solve_interval(table, relax=True).lower_bound, rel=1e-9)
+        expected = brute_force_interval(far)
+        for route in ("matrix", "pyomo"):
+            result = solve_interval(far, route=route)
+            if math.isinf(expected):
+                assert result.status == "infeasible"
+            else:
+                assert result.proven_optimal and result.audit.protected
+                assert result.objective == pytest.approx(expected)
+                assert lp_far <= expected + 1e-6
 
 
 def test_routes_agree_on_lp_bounds_and_sizes():
@@ -137,8 +160,12 @@ def test_bound_oracle_for_interval_protection():
         assert lp.lower_bound <= capacity.lower_bound + 1e-9  # capped cuts: stronger
         assert capacity.lower_bound <= mip.lower_bound <= optimum.objective + 1e-9
     ex1 = read_table(INSTANCES / "ex1.jj")
-    root = cspopt.bound(ex1, weights="value")  # the optimum, where the compact LP has 69.7
-    assert root.lower_bound == 1950 > cspopt.bound(ex1, weights="value", method="lp").lower_bound
+    # the optimum; so is the compact LP's, with the rooms capped on a network (69.7 without)
+    assert cspopt.bound(ex1, weights="value").lower_bound == 1950
+    assert cspopt.bound(ex1, weights="value", method="lp").lower_bound == pytest.approx(1950)
+    pp = read_table(INSTANCES / "pp_shadow.jj")  # hierarchical: capacity cuts >> compact LP
+    assert cspopt.bound(pp, weights="value").lower_bound > 100 * cspopt.bound(
+        pp, weights="value", method="lp").lower_bound
     with pytest.raises(InputError, match="exact"):
         cspopt.bound(ex1, method="lagrangian")
     assert cspopt.bound(ex1, protection="exact").model in ("P", "PN")

@@ -69,13 +69,14 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
         block_cols = {}
         lpl, upl, spl = (table.lower_protection[cell], table.upper_protection[cell],
                          table.sliding_protection[cell])
+        down_room, up_room = inst.rooms(k)
         for side, needed in (("l", down), ("u", up)):
             if not needed:
                 continue
             off = num_cols
             block_cols[side] = off
             num_cols += nf
-            lo_bounds, hi_bounds = -inst.down_room.copy(), inst.up_room[k].copy()
+            lo_bounds, hi_bounds = -down_room.copy(), up_room.copy()
             if side == "l":  # x^{l,p}_p <= -lpl_p
                 hi_bounds[p_col] = min(hi_bounds[p_col], -lpl)
             else:  # x^{u,p}_p >= upl_p
@@ -90,8 +91,8 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
             upper.append(np.zeros(inst.relations.shape[0]))
             num_rows += inst.relations.shape[0]
             # linking, candidates only: x_i + (a_i - lb_i) y_i >= 0 and x_i - M_i y_i <= 0
-            for coef, lo_r, hi_r in ((inst.down_room[cand_free] / unit[k], 0.0, np.inf),
-                                     (-inst.up_room[k][cand_free] / unit[k], -np.inf, 0.0)):
+            for coef, lo_r, hi_r in ((down_room[cand_free] / unit[k], 0.0, np.inf),
+                                     (-up_room[cand_free] / unit[k], -np.inf, 0.0)):
                 r = num_rows + np.arange(cand_free.size)
                 rows += [r, r]
                 cols += [off + cand_free, y_of_free[cand_free]]
@@ -147,10 +148,11 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
         m.L, doc="y_i = y_j: cells of one deviation class are suppressed together",
         rule=lambda _, i, j: m.y[i] == m.y[j])
     free_index = {c: j for j, c in enumerate(inst.free.tolist())}
+    rooms = [inst.rooms(k) for k in range(inst.protected.size)]
     m.x = pyo.Var(m.B, m.F, doc="deviation x^{l,p} / x^{u,p} of cell i from a_i; the bounds of "
                   "x_p carry x^{l,p}_p <= -lpl_p and x^{u,p}_p >= upl_p",
-                  bounds=lambda _, k, s, i: (-float(inst.down_room[free_index[i]]),
-                                             float(inst.up_room[k][free_index[i]])))
+                  bounds=lambda _, k, s, i: (-float(rooms[k][0][free_index[i]]),
+                                             float(rooms[k][1][free_index[i]])))
     m.obj = pyo.Objective(expr=sum(float(inst.weights[i]) * m.y[i] for i in m.Y),
                           doc="min sum w_i y_i")
     rel = inst.relations.tocsr()
@@ -163,10 +165,10 @@ def build_fs_model(table: Table, *, relax: bool = False, **options):
             rel.data[rel.indptr[r]:rel.indptr[r + 1]])) == 0)
     m.link_down = pyo.Constraint(
         m.B, m.Y, doc="-(a_i - lb_i) y_i <= x_i",
-        rule=lambda _, k, s, i: m.x[k, s, i] >= -float(inst.down_room[free_index[i]]) * m.y[i])
+        rule=lambda _, k, s, i: m.x[k, s, i] >= -float(rooms[k][0][free_index[i]]) * m.y[i])
     m.link_up = pyo.Constraint(
         m.B, m.Y, doc="x_i <= M_i y_i",
-        rule=lambda _, k, s, i: m.x[k, s, i] <= float(inst.up_room[k][free_index[i]]) * m.y[i])
+        rule=lambda _, k, s, i: m.x[k, s, i] <= float(rooms[k][1][free_index[i]]) * m.y[i])
 
     for k, s in blocks:  # protection as bounds, as in the matrix route
         cell = int(inst.protected[k])
