@@ -42,3 +42,5 @@ def test_interval_benchmark_quick(tmp_path):
     assert run_benchmark("interval", quick=True, output=str(out)) == 0
     text = out.read_text()
     assert "| gensup2-10x10 |" in text and "median speed-up" in text
+    header = next(line for line in text.splitlines() if line.startswith("| table |"))
+    assert "| cspopt_secondaries |" in header and "| peer_secondaries |" in header

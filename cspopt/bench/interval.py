@@ -82,10 +82,12 @@ def interval_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[
             table=name, cells=table.num_cells, sensitive=int(table.sensitive.sum()),
             cspopt_status=ours.status, cspopt_cost=float(ours.objective),
             cspopt_lb=float(ours.lower_bound), cspopt_gap_pct=100 * float(ours.gap),
+            cspopt_secondaries=sum(not table.sensitive[c] for c in ours.suppressed),
             cspopt_s=wall, cspopt_cpu_s=cpu,
             cspopt_safe=bool(ours.audit is not None and ours.audit.protected),
             peer_status=peer["status"], peer_cost=peer_cost,
             peer_lb=float(peer["lower_bound"]),
+            peer_secondaries=len(peer_pattern) if peer_safe else math.nan,
             peer_gap_pct=100 * (peer_cost - peer["lower_bound"]) / peer_cost
             if peer_cost > 0 else math.nan,
             peer_s=float(peer["wall"]), peer_cpu_s=float(peer["cpu"]), peer_safe=peer_safe,
@@ -107,8 +109,9 @@ def interval_summary(rows: list[dict], time_limit: float) -> str:
         f"{max(1, math.ceil(time_limit / 60))} CPU-minute(s) for pytauargus (its unit; "
         f"killed after {time_limit + PEER_GRACE:g} s wall), 2 cores. Costs: the table's. "
         "`*_lb` are lower bounds without the sensitive cells' own cost; `*_safe` is "
-        "cspopt's interval audit of each tool's pattern; `speedup` = peer wall / cspopt "
-        "wall where both proved optimality.", "",
+        "cspopt's interval audit of each tool's pattern; `*_secondaries` the cells each "
+        "suppresses beside the sensitive ones; `speedup` = peer wall / cspopt wall where both "
+        "proved optimality.", "",
         f"Both proved optimal on {len(both)} of {len(rows)} tables, with equal cost on "
         f"{sum(r['same_cost'] for r in both)}; median speed-up {ratio:.1f}x.",
         "Where the peer did not prove optimality: " + ("; ".join(

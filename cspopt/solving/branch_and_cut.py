@@ -89,6 +89,14 @@ _AUDIT_FLOOR = 5.0
 #: separation rounds at a node without a better LP value before SCIP branches
 _NODE_STALL_ROUNDS = 5
 
+#: where separation solves attacker LPs (tables that are not networks), a round at a
+#: fractional point stops once this many sensitive cells are found exposed: SCIP re-solves
+#: its LP (milliseconds) between rounds instead of after an LP for every requirement, and
+#: the rounds' points lead the cuts (hier13 at 300 s, SCIP at the root all the time: bound
+#: 1.73 million with every cell a round, 1.86 / 2.22 million stopping at 60 / 20 cells;
+#: docs/bench/history.md)
+_SEPARATION_BATCH = 20
+
 #: depth frequency of the round-and-prune heuristic inside SCIP
 _HEURISTIC_FREQUENCY = 5
 
@@ -134,7 +142,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
     meets it, instead of proving that again (SCIP's ``limits/primal``).
     ``neighbourhood=False`` skips the search of :func:`_search_neighbourhood` that follows the
-    root on tables that are not networks. There, after the root heuristics, the root LP
+    root on tables that are not networks once the root LP has converged. There, after the root heuristics, the root LP
     goes on with bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at
     300 s: bound 8,841 -> about 9,100) unless ``bridgeless=False``.
     """
@@ -281,8 +289,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # on tables that are not networks a node costs an attacker LP per requirement, the tree
     # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a
     # restricted search around it pays (hier13x7x7d: 11,022 -> 10,697 at 150 s), on 2-D
-    # tables it only costs time (docs/bench/history.md)
-    search = neighbourhood and oracle.network is None
+    # tables it only costs time (docs/bench/history.md). Only around a converged root: an
+    # unconverged LP point guides it no better than the incumbent alone, and the time goes
+    # to SCIP's root separation (hier13: 71 s of 300 found nothing)
+    search = neighbourhood and oracle.network is None and converged
 
     def improve(lp_y: np.ndarray, patterns: list) -> None:
         """A neighbourhood search around ``lp_y``, ``patterns`` and the incumbent."""
@@ -515,6 +525,8 @@ class _CapacityHandler(Conshdlr):
         self._transformed = None
         self.num_cuts = 0
         self._verdicts: dict[bytes, bool] = {}  # SCIP checks the same 0/1 point repeatedly
+        # flows settle every cell of a 2-D table at once: a partial round saves nothing there
+        self._batch = None if oracle.network is not None else _SEPARATION_BATCH
         self.error: Exception | None = None
 
     def _protects(self, y: np.ndarray) -> bool:
@@ -561,7 +573,7 @@ class _CapacityHandler(Conshdlr):
 
     @_guarded
     def conssepalp(self, constraints, nusefulconss):
-        _, cuts = self.oracle.separate(self._lp_values())
+        _, cuts = self.oracle.separate(self._lp_values(), stop_after=self._batch)
         if not cuts:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         if self._add(cuts, force=False):
