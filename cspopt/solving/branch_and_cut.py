@@ -142,9 +142,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
     meets it, instead of proving that again (SCIP's ``limits/primal``).
     ``neighbourhood=False`` skips the search of :func:`_search_neighbourhood` that follows the
-    root on tables that are not networks once the root LP has converged. There, after the root heuristics, the root LP
-    goes on with bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at
-    300 s: bound 8,841 -> about 9,100) unless ``bridgeless=False``.
+    root on tables that are not networks once the root LP has converged. There, after the
+    root heuristics, the root LP goes on with bridgeless cuts
+    (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at 300 s: bound 8,841 -> about
+    9,100) unless ``bridgeless=False``.
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit, gap=gap)
