@@ -187,3 +187,15 @@ def test_audit_options_and_output():
     assert {c["cell"] for c in data["cells"]} == {4, 5, 10, 11}
     only = audit(t, [4, 10, 11], cells="sensitive")
     assert [c.cell for c in only.cells] == [5] and only.num_solves == 2
+
+
+def test_audit_seconds_times_a_sample_of_the_sensitive_cells():
+    """The estimate solvers keep time for their final audit by: a sample's LPs, scaled."""
+    from cspopt.audit import audit_seconds
+    from cspopt.table.generators import gensup_class2
+
+    table = gensup_class2(20, 20, seed=1)  # 90 sensitive cells: a sample of 40
+    expected = audit_seconds(table, np.flatnonzero(~table.sensitive), sample=40)
+    assert math.isfinite(expected) and expected > 0
+    nothing = Table.from_array([[1, 2], [3, 4]])
+    assert 0 <= audit_seconds(nothing) < 1

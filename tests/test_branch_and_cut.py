@@ -115,18 +115,17 @@ def test_optimum_equals_brute_force_and_compact_model():
                                   lambda: smith_factors(8, 6, seed=1),
                                   lambda: read_table(INSTANCES / "pp_shadow.jj")])
 def test_lp_bounds_agree_with_the_compact_model(make):
-    """Plain Benders cuts give the compact LP bound (more than that on 2-D tables, whose
-    compact model caps the rooms at the requirement: ``IntervalInstance.rooms``); capped
-    cuts give at least that; the optimum of branch-and-cut equals the compact MIP's."""
+    """Plain Benders cuts give the compact LP bound (both cap the rooms at the requirement on
+    tables with a network form: ``IntervalInstance.rooms``); cuts capped at their
+    right-hand side give at least that; the optimum of branch-and-cut equals the compact
+    MIP's."""
     table = make()
     inst = build_interval_instance(table)
     compact_lp = solve_interval(table, relax=True).lower_bound
     plain, _, _, converged = capacity_lp(inst, CapacityOracle(inst, method="lp",
                                                               strengthen=False))
     # separation stops at violations below 1e-6 (relative), hence the tolerance
-    assert converged and plain <= compact_lp * (1 + 1e-5) + 1e-6
-    if not table.is_network:
-        assert plain == pytest.approx(compact_lp, rel=1e-5, abs=1e-6)
+    assert converged and plain == pytest.approx(compact_lp, rel=1e-5, abs=1e-6)
     capped, _, _, converged = capacity_lp(inst, CapacityOracle(inst))
     assert converged and capped >= compact_lp - 1e-6
     compact = solve_interval(table, time_limit=60)
@@ -189,8 +188,9 @@ def test_relation_cuts_hold_at_every_protecting_pattern():
     tables (attacker LPs) and 3-D tables with a-priori upper bounds of 1e6, as the CSPLIB
     tables (most cells published, so that every pattern of the rest is enumerated), each
     holds at every protecting pattern, and the root bound they start stays at most the
-    optimum. Some are violated at fractional points where separation finds nothing (capped,
-    where the attacker LP's rooms are not); networks get none (minimum cuts cap already)."""
+    optimum. On a whole cube some are violated at fractional points where separation finds
+    nothing (capped, where the attacker LP's rooms are not; on tables with a network form
+    both are capped); networks get none (minimum cuts cap already)."""
     rng = np.random.default_rng(5)
     tables = [(t, None) for t in tiny_interval_tables(seed=4, count=8, max_free=8)]
     while len(tables) < 16:
@@ -201,7 +201,7 @@ def test_relation_cuts_hold_at_every_protecting_pattern():
         cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
         others = np.flatnonzero(~cube.sensitive)
         tables.append((cube, rng.choice(others, others.size - 7, replace=False)))
-    checked = beyond = 0
+    checked = 0
     for table, published in tables:
         inst = build_interval_instance(table, must_publish=published, preprocessing=False)
         ny = inst.candidates.size
@@ -216,16 +216,21 @@ def test_relation_cuts_hold_at_every_protecting_pattern():
             assert cut.rhs == 1.0 and cut.candidates.size
             assert all(cut.activity(s) >= 1 - 1e-9 for s in safe), (table.values, cut)
         checked += len(cuts)
-        for _ in range(8):
-            y = rng.random(ny) * rng.uniform(0.01, 0.5)
-            beyond += any(cut.activity(y) < 1 - 1e-6 for cut in cuts) and not (
-                oracle.separate(y)[1])
         if published is None:
             assert CapacityOracle(inst, method="network").relation_cuts() == []
         bound = capacity_lp(inst, CapacityOracle(inst, method="lp"), max_rounds=50)[0]
         weights = inst.weights[inst.candidates]
         assert bound <= min((weights @ s for s in safe), default=math.inf) + 1e-6
-    assert checked >= 40 and beyond >= 1
+    assert checked >= 40
+    cube = small_cube().replace(apriori_upper=1e6)
+    inst = build_interval_instance(cube, preprocessing=False)
+    oracle = CapacityOracle(inst, method="lp")
+    cuts = oracle.relation_cuts()
+    beyond = 0
+    for _ in range(8):
+        y = rng.random(inst.candidates.size) * rng.uniform(0.01, 0.5)
+        beyond += any(cut.activity(y) < 1 - 1e-6 for cut in cuts) and not oracle.separate(y)[1]
+    assert beyond >= 1
 
 
 def test_bridgeless_cuts_only_cut_off_computable_suppressions():
@@ -405,14 +410,14 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     on hier13x7x7d it improves the LP-guided pattern it starts from (11,022 -> 10,697 in a
     150 s solve)."""
     from cspopt.heuristics import lp_guided_attacker
-    from cspopt.solving.branch_and_cut import _search_neighbourhood
+    from cspopt.solving.neighbourhoods import search_support
 
     def search(inst, until, time_limit=None):
         _, y, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"), time_limit=time_limit)
         guided = lp_guided_attacker(inst, y)
         start = np.isin(inst.candidates, guided).astype(float)
-        return start, _search_neighbourhood(inst, y, [start], start, lower_bound=0.0,
-                                            until=until)
+        return start, search_support(inst, y, [start], start, solve=solve_branch_and_cut,
+                                     lower_bound=0.0, until=until)
 
     searched = 0
     for table in tiny_interval_tables(seed=5, count=25):
@@ -437,6 +442,66 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
                  cells="sensitive").protected
 
 
+def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instances):
+    """``FixedOutside`` states the incumbent's restriction to a region as a problem of its
+    own whose optimum, inverted, is the best pattern that agrees with the incumbent outside
+    the region (brute force over the region's cells on tiny tables); the sweep of balls
+    improves hier13x7x7d's incremental-attacker pattern, every pattern it offers
+    protecting."""
+    from cspopt.models.interval import FixedOutside
+    from cspopt.solving.neighbourhoods import relation_ball, search_balls
+
+    rng = np.random.default_rng(2)
+    checked = 0
+    for table in tiny_interval_tables(seed=8, count=30):
+        inst = build_interval_instance(table, preprocessing=False)
+        if not inst.protected.size or inst.candidates.size < 4:
+            continue
+        everything = audit(table, inst.candidates, requirement="interval", cells="sensitive")
+        if not everything.protected:
+            continue
+        incumbent = inst.candidates  # suppressing every candidate protects
+        region = rng.choice(inst.candidates, inst.candidates.size // 2, replace=False)
+        local = FixedOutside(table, region, incumbent)
+        local_table, must_publish = local.apply()
+        found = solve_branch_and_cut(local_table, weights=inst.weights,
+                                     must_publish=must_publish, mip_start=local.start)
+        best = min((inst.weights[list(set(incumbent) - set(region)) + list(chosen)].sum()
+                    for n in range(region.size + 1)
+                    for chosen in itertools.combinations(region.tolist(), n)
+                    if audit(table, list(set(incumbent) - set(region)) + list(chosen),
+                             requirement="interval", cells="sensitive").protected))
+        pattern = local.invert(found.suppressed)
+        assert set(pattern) - set(region) == set(incumbent) - set(region)
+        assert inst.weights[list(pattern)].sum() == pytest.approx(best)
+        assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+        checked += 1
+    assert checked >= 5
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    inst = build_interval_instance(table)
+    by_relation = table.relation_matrix.tocsr()
+    eligible = np.zeros(table.num_cells, bool)
+    eligible[inst.candidates] = True
+    ball = relation_ball(by_relation.tocsc(), by_relation, int(inst.protected[0]), eligible, 50,
+                         rng)
+    assert ball.size == 50 and eligible[ball].all()
+    from cspopt.heuristics import incremental_attacker
+
+    start = np.isin(inst.candidates, incremental_attacker(inst)).astype(float)
+    offered = []
+
+    def offer(pattern):
+        assert audit(table, inst.candidates[pattern > 0.5], requirement="interval",
+                     cells="sensitive").protected
+        offered.append(pattern)
+        return pattern
+
+    search_balls(inst, start, solve=solve_branch_and_cut, offer=offer,
+                 until=time.perf_counter() + 40)
+    weights = inst.weights[inst.candidates]
+    assert offered and weights @ offered[-1] < weights @ start
+
+
 def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
     """The flows of one separation run in one call on copies of the network of the cells
     with ``y > 0``: each copy's value is that cell's own maximum flow on the whole network
@@ -450,6 +515,7 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
         inst = build_interval_instance(table)
         oracle = CapacityOracle(inst, method="network")
         net, nf = oracle.network, oracle.num_free
+        assert np.array_equal(inst.room_cap, inst.requirement_unit)
         for _ in range(5):
             y_candidates = np.where(rng.random(inst.candidates.size) < 0.3,
                                     rng.random(inst.candidates.size), 0.0)
@@ -458,9 +524,9 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
             batched = oracle._flow_sides(
                 [(k, side) for k in ks for side in oracle._side_names[k]], y)
             for k in ks:
-                need = oracle._need[k]
-                full = np.concatenate([np.minimum(inst.up_room[k], need),
-                                       np.minimum(inst.down_room, need)])
+                need = inst.room_cap[k]  # the largest requirement (no sliding ones here)
+                down, up = inst.rooms(k)  # capped at it
+                full = np.concatenate([up, down])
                 scale = 1e6 / need  # an integer where it can be: integer data stay exact
                 scale = np.floor(scale) if scale >= 1 else scale
                 units = np.floor(full * np.concatenate([y, y]) * scale + 1e-6)

@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 from conftest import INSTANCES
-from oracles import brute_force_interval, tiny_interval_tables, tiny_shapes
+from oracles import brute_force_interval, small_cube, tiny_interval_tables, tiny_shapes
 
 from cspopt import Table, audit
 from cspopt.errors import InputError
 from cspopt.io import read_table
-from cspopt.models.interval import build_fs_model, build_interval_instance
+from cspopt.models.interval import IntervalInstance, build_fs_model, build_interval_instance
 from cspopt.solving import solve_interval
 from cspopt.table.generators import gensup_class2, hierarchical_2d
 
@@ -73,6 +73,27 @@ def test_network_rooms_are_capped_at_the_requirement():
                 assert lp_far <= expected + 1e-6
 
 
+def test_rooms_are_capped_on_hierarchical_tables(monkeypatch):
+    """With one hierarchical dimension the relations left once the subtotal rows' are dropped
+    form a network, and the rooms stop at the requirement there too
+    (``IntervalInstance.room_cap``): the optimum is the one with the a-priori bounds as
+    big-M, the LP bound at least that one's, and infinite bounds are accepted."""
+    uncapped = property(lambda inst: np.full(inst.protected.size, np.inf))
+    for seed in (1, 3, 5):
+        table = hierarchical_2d(6, 3, seed=seed)
+        far = table.replace(apriori_upper=2 * table.values.max())
+        assert far.has_network_form and not far.is_network and far.sensitive.any()
+        capped, capped_lp = solve_interval(far), solve_interval(far, relax=True)
+        with monkeypatch.context() as patch:
+            patch.setattr(IntervalInstance, "room_cap", uncapped)
+            plain, plain_lp = solve_interval(far), solve_interval(far, relax=True)
+        assert capped.proven_optimal and plain.proven_optimal and capped.audit.protected
+        assert capped.objective == pytest.approx(plain.objective)
+        assert plain_lp.lower_bound - 1e-6 <= capped_lp.lower_bound <= capped.objective + 1e-6
+        unbounded = solve_interval(table.replace(apriori_upper=np.inf))
+        assert unbounded.proven_optimal and unbounded.objective == pytest.approx(capped.objective)
+
+
 def test_routes_agree_on_lp_bounds_and_sizes():
     # pp_shadow: its published empty cells leave deviation classes (rows `linked`). Its big-M
     # (ub = 1.5 x total) leaves the two HiGHS runs 1e-6 apart, with or without those rows.
@@ -102,9 +123,8 @@ def test_interval_errors():
     exact_only = Table.from_array([[1, 2], [3, 4]], sensitive=[[1, 0], [0, 0]])
     with pytest.raises(InputError, match="protection level"):
         solve_interval(exact_only)
-    h = hierarchical_2d(6, 4, seed=0).replace(apriori_upper=np.inf)
     with pytest.raises(InputError, match="finite a-priori upper bounds"):
-        solve_interval(h)
+        solve_interval(small_cube().replace(apriori_upper=np.inf))  # no network form
     with pytest.raises(InputError):
         solve_interval(read_table(INSTANCES / "ex1.jj"), route="odbc")
 
@@ -163,9 +183,11 @@ def test_bound_oracle_for_interval_protection():
     # the optimum; so is the compact LP's, with the rooms capped on a network (69.7 without)
     assert cspopt.bound(ex1, weights="value").lower_bound == 1950
     assert cspopt.bound(ex1, weights="value", method="lp").lower_bound == pytest.approx(1950)
-    pp = read_table(INSTANCES / "pp_shadow.jj")  # hierarchical: capacity cuts >> compact LP
-    assert cspopt.bound(pp, weights="value").lower_bound > 100 * cspopt.bound(
-        pp, weights="value", method="lp").lower_bound
+    # hierarchical: the compact LP's rooms are capped too (3,268 without), and the capacity
+    # cuts, capped at their right-hand side, are a little stronger still; the optimum 521,926
+    pp = read_table(INSTANCES / "pp_shadow.jj")
+    compact_lp = cspopt.bound(pp, weights="value", method="lp").lower_bound
+    assert 500_000 < compact_lp <= cspopt.bound(pp, weights="value").lower_bound <= 521_926
     with pytest.raises(InputError, match="exact"):
         cspopt.bound(ex1, method="lagrangian")
     assert cspopt.bound(ex1, protection="exact").model in ("P", "PN")

@@ -6,7 +6,7 @@ cspopt's optimisation models, so they can check every pattern cspopt or another 
 """
 
 from cspopt.audit.graph import graph_audit
-from cspopt.audit.lp import audit
+from cspopt.audit.lp import audit, audit_seconds
 from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
 
-__all__ = ["audit", "graph_audit", "AuditResult", "CellAudit", "REQUIREMENTS"]
+__all__ = ["audit", "audit_seconds", "graph_audit", "AuditResult", "CellAudit", "REQUIREMENTS"]

@@ -31,7 +31,7 @@ from cspopt.audit.result import AuditResult
 from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, SolverError
 
-__all__ = ["audit", "AttackerLP"]
+__all__ = ["audit", "audit_seconds", "AttackerLP"]
 
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
@@ -102,6 +102,30 @@ def audit(
                                   tolerance))
     return assemble(table, mask, results, requirement=requirement, integer=integer,
                     method="lp", num_solves=attacker.num_solves, started=started)
+
+
+def audit_seconds(table, suppressed: Iterable[int] | np.ndarray = (), *,
+                  sample: int = 40) -> float:
+    """Seconds :func:`audit` of ``suppressed`` with ``requirement="interval"`` and
+    ``cells="sensitive"`` is expected to take, timed on ``sample`` of the sensitive cells
+    spread evenly (the first solve, cold, included) and scaled to all of them.
+
+    Solvers keep that time for their final audit; timing the whole audit for it cost as much
+    as the audit itself (GenSup class II 80x80, 1,311 sensitive cells: 2.4 s of a 6.7 s
+    solve).
+    """
+    started = time.perf_counter()
+    mask = table.pattern(suppressed)
+    targets = np.flatnonzero(table.sensitive)
+    if not targets.size:
+        return time.perf_counter() - started
+    attacker = AttackerLP(table, mask)
+    built = time.perf_counter()
+    chosen = targets[np.linspace(0, targets.size - 1, min(sample, targets.size)).astype(int)]
+    for cell in chosen.tolist():
+        attacker.interval(cell, False, tolerance_for(float(table.values[cell]), 1e-6))
+    per_cell = (time.perf_counter() - built) / chosen.size
+    return built - started + per_cell * targets.size
 
 
 class AttackerLP:

@@ -126,8 +126,8 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
 
     Capacity cuts with coefficients capped at the requirement are valid for binary ``y``
     only, so this LP is a relaxation of the interval problem, not of the compact model, and
-    often much stronger than the compact model's LP bound (hierarchical ``pp_shadow`` with
-    cost = value: 506,630, the optimum 521,926, against 3,268). Where one sensitive cell
+    often much stronger than the compact model's LP bound where the rooms are not capped
+    (CSPLIB hier13x7x7d: 8,159 against 3,772; models/FS.md). Where one sensitive cell
     carries most of that LP (:func:`~cspopt.bounds.single_cell.dominant_cell`), the cell's
     own MIP (:func:`~cspopt.bounds.single_cell.single_cell_bound`) runs for the time left
     (at most ``SINGLE_CELL_SECONDS`` without a limit) and the larger bound counts. Under

@@ -49,7 +49,7 @@ from pyscipopt import (
     quicksum,
 )
 
-from cspopt.audit import audit
+from cspopt.audit import audit, audit_seconds
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
 from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell_bound
@@ -71,6 +71,7 @@ from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
+from cspopt.solving.neighbourhoods import search_balls, search_support
 
 __all__ = ["solve_branch_and_cut"]
 
@@ -103,11 +104,12 @@ _HEURISTIC_FREQUENCY = 5
 #: share of the time limit the root's cutting-plane loop (capacity_lp) may run to
 _ROOT_SHARE = 0.5
 
-#: the largest share of the candidates a neighbourhood search keeps (2/3 left hier13x7x7d's
-#: unsolved in 60 s; 1/2 solves it in 31 s)
-_NEIGHBOURHOOD_CELLS = 1 / 2
-#: and gets this share of the time limit
+#: the share of the time limit a support neighbourhood gets (cspopt.solving.neighbourhoods)
 _NEIGHBOURHOOD_SHARE = 0.25
+#: and the sweep of balls around the sensitive cells
+_BALLS_SHARE = 0.2
+#: the share of the time limit the bridgeless cuts' rounds get after them
+_BRIDGELESS_SHARE = 0.2
 
 #: share of the remaining time a dominant cell's own MIP may take (cspopt.bounds.single_cell;
 #: the tree hardly moves the bound where one cell dominates)
@@ -141,8 +143,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     ``lower_bound`` is a bound the caller has proven for the same objective (the certified
     pipeline's Lagrangian bound): the solve starts from it and stops as soon as an incumbent
     meets it, instead of proving that again (SCIP's ``limits/primal``).
-    ``neighbourhood=False`` skips the search of :func:`_search_neighbourhood` that follows the
-    root on tables that are not networks once the root LP has converged. There, after the
+    ``neighbourhood=False`` skips the searches of :mod:`cspopt.solving.neighbourhoods` that
+    follow the root on tables that are not networks once the root LP has converged. There, after the
     root heuristics, the root LP goes on with bridgeless cuts
     (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at 300 s: bound 8,841 -> about
     9,100) unless ``bridgeless=False``.
@@ -238,10 +240,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         # of that, not a fifth of a long time limit (60 s of 300 on a 100x100 table whose
         # audit takes 5 s)
         t0 = time.perf_counter()
-        audit(table, _pattern(inst, best["y"]), requirement="interval", cells="sensitive")
-        timings["audit_estimate"] = spent = time.perf_counter() - t0
+        expected = audit_seconds(table, _pattern(inst, best["y"]))
+        timings["audit_estimate"] = time.perf_counter() - t0
         deadline = started + time_limit - min(AUDIT_SHARE * time_limit,
-                                              max(_AUDIT_MARGIN * spent, _AUDIT_FLOOR))
+                                              max(_AUDIT_MARGIN * expected, _AUDIT_FLOOR))
 
     t0 = time.perf_counter()
     # the root loop stops at half the time limit, so that the incumbent phases below run
@@ -295,30 +297,37 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # to SCIP's root separation (hier13: 71 s of 300 found nothing)
     search = neighbourhood and oracle.network is None and converged
 
-    def improve(lp_y: np.ndarray, patterns: list) -> None:
-        """A neighbourhood search around ``lp_y``, ``patterns`` and the incumbent."""
-        if best["y"] is None or best["upper"] <= best["lower"] + 1e-9:
-            return
+    if search and best["upper"] > best["lower"] + 1e-9:
+        # balls around the sensitive cells, the rest of the pattern fixed: a local optimum
+        # (hier13x7x7d: 11,347 -> 10,167 in 71 s from the rounding), then the support
         t0 = time.perf_counter()
-        local = _search_neighbourhood(inst, lp_y, patterns, best["y"], lower_bound=best["lower"],
-                                      until=phase_end(t0, _NEIGHBOURHOOD_SHARE))
+        until = phase_end(t0, _BALLS_SHARE)
+
+        def offer_local(y: np.ndarray) -> np.ndarray | None:
+            return found[-1] if offer("balls", y, lp_order, until) else None
+
+        search_balls(inst, best["y"], solve=solve_branch_and_cut, offer=offer_local,
+                     until=until)
+        timings["balls"] = time.perf_counter() - t0
+    if search and best["upper"] > best["lower"] + 1e-9:
+        t0 = time.perf_counter()
+        local = search_support(inst, root_y, found, best["y"], solve=solve_branch_and_cut,
+                               lower_bound=best["lower"],
+                               until=phase_end(t0, _NEIGHBOURHOOD_SHARE))
         if local is not None:
             offer("neighbourhood", local, lp_order, deadline)
-        timings["neighbourhood"] = timings.get("neighbourhood", 0.0) + time.perf_counter() - t0
-
-    if search:
-        improve(root_y, found)
+        timings["neighbourhood"] = time.perf_counter() - t0
     # bridgeless cuts come once the capacity cuts are met (hier13 does not get there in half
-    # of 300 s: the phase and its neighbourhood would only take the tree's time)
+    # of 300 s: the phase would only take the tree's time), with a share of their own after
+    # the neighbourhoods (hier13x7x7d: 8,413 -> 8,899 in 60 s; 8,541 in the 10 s the searches
+    # left them before the root loop's deadline)
     if (bridgeless and oracle.has_bridgeless and converged
             and best["upper"] > best["lower"] + 1e-9):
         t0 = time.perf_counter()
-        root_bound, bridged_y, root_cuts, _ = capacity_lp(
-            inst, oracle, deadline=phase_end(started, _ROOT_SHARE), cuts=root_cuts)
+        root_bound, _, root_cuts, _ = capacity_lp(
+            inst, oracle, deadline=phase_end(t0, _BRIDGELESS_SHARE), cuts=root_cuts)
         timings["bridgeless"] = time.perf_counter() - t0
         record("bridgeless", lower=root_bound)
-        if search:  # another neighbourhood (hier13x7x7d: 10,593 -> 10,266)
-            improve(bridged_y, [])
 
     termination = "optimal"
     if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
@@ -347,47 +356,6 @@ def network_heuristic(inst, oracle: CapacityOracle, deadline: float | None,
     found = sp_heuristic(inst, costs=costs, arcs=cell_arcs(inst, "SP", oracle.network),
                          deadline=deadline)
     return None if found.stopped or found.failed else found.suppressed
-
-
-def _search_neighbourhood(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
-                          incumbent: np.ndarray, *, lower_bound: float,
-                          until: float | None) -> np.ndarray | None:
-    """The best pattern among those that suppress only cells some pattern found so far
-    suppresses or the root LP uses most: this branch-and-cut on the table with every other
-    candidate published (solution merging and a RINS-like neighbourhood, Danna, Rothberg &
-    Le Pape 2005; tau-ARGUS' engine restricts its sequential heuristic to the LP's support
-    and the incumbent). The LP's cells join in decreasing ``y*`` while the neighbourhood
-    holds at most half the candidates (the patterns alone, or the incumbent alone
-    where they hold more). The restricted problem is small, so it is often solved to
-    optimality, and every pattern it finds protects the whole table: a published cell is
-    known to the attacker in both. ``lower_bound`` is valid for the restriction too (its
-    optimum is no better); the result is over ``inst.candidates``, or None when nothing was
-    found or no time is left.
-    """
-    cap = int(_NEIGHBOURHOOD_CELLS * incumbent.size)
-    keep = np.logical_or.reduce([p > 0.5 for p in patterns + [incumbent]])
-    if keep.sum() > cap:
-        keep = incumbent > 0.5
-    by_lp = np.argsort(-root_y, kind="stable")
-    by_lp = by_lp[(root_y[by_lp] > 1e-9) & ~keep[by_lp]]
-    keep[by_lp[:max(cap - int(keep.sum()), 0)]] = True
-    if keep.all():  # no smaller problem to solve
-        return None
-    remaining = None if until is None else until - time.perf_counter()
-    if remaining is not None and remaining <= 0:
-        return None
-    table = inst.table
-    published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
-    found = solve_branch_and_cut(
-        table, time_limit=remaining, weights=inst.weights, must_publish=published,
-        mip_start=_pattern(inst, incumbent), lower_bound=lower_bound,
-        neighbourhood=False, bridgeless=False,  # it looks for patterns, fast
-        final_audit=lambda suppressed: None)  # offer() judges it
-    if found.suppressed is None:  # the cells kept cannot protect every sensitive cell
-        return None
-    log.info("neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
-             found.objective, found.status)
-    return candidate_mask(inst.table, inst.candidates, found.suppressed).astype(float)
 
 
 def _result(table, inst, oracle, best, termination, history, timings, started, *,

@@ -465,6 +465,12 @@ class Table:
             return False
         return True
 
+    @property
+    def has_network_form(self) -> bool:
+        """Do the relations, once the implied ones are dropped, form a network (2-D tables,
+        also with one hierarchical dimension), so that :meth:`reduced_network` applies?"""
+        return not isinstance(self._reduced_network_or_reason, NotNetworkError)
+
     def bipartite_graph(self):
         """The bipartite row/column graph of Almeida & Carvalho (2005) §2."""
         return bipartite_graph(self)

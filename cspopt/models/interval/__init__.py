@@ -5,7 +5,8 @@
 :mod:`~cspopt.models.interval.capacity` the attacker problems and the capacity cuts of its
 projection onto the suppression variables, :mod:`~cspopt.models.interval.linked` the cells
 that deviate together, :mod:`~cspopt.models.interval.candidates` Serpell et al.'s candidate
-sets, and :class:`ExactAsInterval` the reduction of exact disclosure to this problem.
+sets, :class:`ExactAsInterval` the reduction of exact disclosure to this problem and
+:class:`FixedOutside` its restriction to a region of the cells.
 """
 
 from cspopt.models.interval.build import build_interval_instance
@@ -20,8 +21,9 @@ from cspopt.models.interval.capacity import (
 from cspopt.models.interval.compact import build_fs_matrix, build_fs_model
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.models.interval.linked import deviation_classes
-from cspopt.models.interval.reduction import ExactAsInterval
+from cspopt.models.interval.reduction import ExactAsInterval, FixedOutside
 
 __all__ = ["IntervalInstance", "build_interval_instance", "build_fs_matrix", "build_fs_model",
            "CapacityCut", "CapacityOracle", "cut_rows", "capacity_master", "add_cut_rows",
-           "deviation_classes", "candidate_primaries", "unpicked", "ExactAsInterval"]
+           "deviation_classes", "candidate_primaries", "unpicked", "ExactAsInterval",
+           "FixedOutside"]

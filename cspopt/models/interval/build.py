@@ -4,9 +4,10 @@ Preprocessing (Fischetti & Salazar-Gonzalez 2001): sensitive cells that the othe
 cells already protect need no deviation vectors and no capacity constraints.
 
 The big-M must not cut off a protecting pattern, or a lower bound would be invalid.
-``M_i = ub_i - a_i`` is exact when ``ub_i`` is finite, as in every JJ file. With ``ub_i = inf``
-on a network (2-D) table, a protecting deviation decomposes into paths that carry the
-protection amount, so ``M = max(lpl_p, upl_p, spl_p)`` suffices. On other tables with
+``M_i = ub_i - a_i`` is exact when ``ub_i`` is finite, as in every JJ file. On tables with a
+network form (2-D, also with one hierarchical dimension) a protecting deviation decomposes
+into cycles that carry the protection amount, so the requirement caps every room
+(:meth:`IntervalInstance.room_cap`), also where ``ub_i = inf``. On other tables with
 infinite upper bounds no such bound is known, and the builder refuses.
 """
 
@@ -39,10 +40,11 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     if np.any(np.isinf(down_room)):
         raise InputError("the interval model needs finite a-priori lower bounds (lb)")
     finite = np.isfinite(hi)
-    if not np.all(finite) and not table.is_network:
+    if not np.all(finite) and not table.has_network_form:
         raise InputError(
             "the interval model needs finite a-priori upper bounds (ub) on tables that are "
-            "not 2-D: without them no big-M is known to keep the lower bound valid")
+            "not 2-D (one hierarchical dimension allowed): without them no big-M is known to "
+            "keep the lower bound valid")
     sensitive = table.sensitive_cells
     lpl, upl, spl = (table.lower_protection[sensitive], table.upper_protection[sensitive],
                      table.sliding_protection[sensitive])

@@ -321,12 +321,9 @@ class CapacityOracle:
         self._rows_of_cell: dict[int, list[int]] = {}
         for r, (k, _, _) in enumerate(self.requirements):
             self._rows_of_cell.setdefault(k, []).append(r)
-        # per protected cell: the attacker problems its requirements ask for, and the largest
-        # requirement (capacities are capped at it)
-        self._need = np.zeros(inst.protected.size)
+        # per protected cell: the attacker problems its requirements ask for
         self._side_names: dict[int, list[str]] = {}
         for k, rows in self._rows_of_cell.items():
-            self._need[k] = max(self.requirements[r][2] for r in rows)
             kinds = {self.requirements[r][1] for r in rows}
             self._side_names[k] = [side for side, wanted in (
                 ("upper", {"upper", "sliding"}), ("lower", {"lower", "sliding"}))
@@ -368,6 +365,7 @@ class CapacityOracle:
             self._arc_to = np.concatenate([head, tail]).astype(np.int64)
             self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
         self._lp = self._bridge = None
+        self._capped = bool(np.isfinite(inst.room_cap).any())
         self.num_lp_solves = 0
         self.num_flow_solves = 0
 
@@ -384,7 +382,8 @@ class CapacityOracle:
         # deviations in units of the cell's largest requirement, as in the compact model: with
         # raw values of 1e6 and more HiGHS ended in "unknown" (fuzz tables scaled up)
         unit = inst.requirement_unit[k]
-        up, down = inst.up_room[k] * y / unit, inst.down_room * y / unit
+        down_room, up_room = inst.rooms(k)  # capped as the flows' are, on networks
+        up, down = up_room * y / unit, down_room * y / unit
         h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
         h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p
         try:
@@ -410,24 +409,38 @@ class CapacityOracle:
         at_pi = inst.relations.T @ pi
         best = None
         for q in (c + at_pi, c - at_pi):
-            g = np.maximum(q, 0.0) * inst.up_room[k] + np.maximum(-q, 0.0) * inst.down_room
+            g = np.maximum(q, 0.0) * up_room + np.maximum(-q, 0.0) * down_room
             if best is None or g @ y < best @ y:
                 best = g
         moved = np.abs(scaled) > 1e-9
-        room = np.where(scaled > 0, inst.up_room[k], inst.down_room)
+        room = np.where(scaled > 0, up_room, down_room)
         level = _levels(moved, np.abs(scaled) * unit, room)
-        self._share(k, scaled[self.position] * unit, level)
+        self._share(k, scaled * unit, level)
         return _Side(x_p if upward else -x_p, _given(level), _given(best))
 
-    def _share(self, k: int, moves: np.ndarray, level: np.ndarray) -> None:
-        """Remember an attacker solution for cell ``k`` as a proof for every other protected
-        cell it moves by that cell's own requirement (``moves``: per protected cell)."""
-        cells = None
+    def _share(self, k: int, x: np.ndarray, level: np.ndarray) -> None:
+        """Remember the attacker solution ``x`` (per free cell) for cell ``k``, which needs
+        ``level``, as a proof for every other protected cell it moves by that cell's own
+        requirement. Where rooms are capped (networks, :meth:`IntervalInstance.rooms`) the
+        levels are each cell's own, and a solution that moves a cell further than its caps
+        allow proves nothing for it at fractional points (shared anyway, it sent the in-out
+        loop of a hierarchical 6x4 table round forever at a core point it refuted)."""
+        moves = x[self.position]
+        cells = np.flatnonzero(level)
+        amount, rising = np.abs(x[cells]), x[cells] > 0
         for side, sign in (("upper", 1.0), ("lower", -1.0)):
             for q in np.flatnonzero(sign * moves >= self._side_need[side]).tolist():
-                if q != k:
-                    cells = np.flatnonzero(level) if cells is None else cells
-                    self._proofs[q].add(side, cells, level[cells], float(sign * moves[q]))
+                if q == k:
+                    continue
+                if self._capped:
+                    down, up = self.inst.rooms(q, cells)
+                    room = np.where(rising, up, down)
+                    if np.any(amount > room * (1 + _LEVEL_SLACK)):
+                        continue
+                    own = _levels(np.ones(cells.size, dtype=bool), amount, room)
+                else:  # every cell's rooms are the same
+                    own = level[cells]
+                self._proofs[q].add(side, cells, own, float(sign * moves[q]))
 
     def _flow_sides(self, jobs: list[tuple[int, str]], y: np.ndarray,
                     support: _Support | None = None) -> dict[int, dict[str, _Side]]:
@@ -455,21 +468,20 @@ class CapacityOracle:
 
     def _solve_flows(self, jobs: list[tuple[int, str]], y: np.ndarray, support: _Support,
                      found: dict) -> None:
-        nf, net, arcs = self.num_free, self.network, support.arcs
+        net, arcs = self.network, support.arcs
         ks = np.array([k for k, _ in jobs])
-        need = self._need[ks]
-        grow = np.minimum(self.inst.up_room[ks], need[:, None])  # capping at the requirement
-        shrink = np.minimum(self.inst.down_room[None, :], need[:, None])  # is lossless
-        full = np.hstack([grow, shrink])  # for binary y
-        # an integer scale keeps integer rooms and levels exact (2/3 of a unit lost to
-        # rounding sent 28 cells of a 300x300 class I table to the attacker LP)
-        scale = _FLOW_UNITS / need
+        # a flow carries at most the largest requirement; an integer scale keeps integer
+        # rooms and levels exact (2/3 of a unit lost to rounding sent 28 cells of a 300x300
+        # class I table to the attacker LP)
+        scale = _FLOW_UNITS / self.inst.requirement_unit[ks]
         scale = np.where(scale >= 1.0, np.floor(scale), scale)
-        # integer arc capacities (rounded down); the arcs of p itself carry nothing
-        units = np.floor(full[:, arcs] * np.concatenate([y, y])[arcs][None, :]
+        # integer capacities of the support's arcs (rounded down); p's own arcs carry nothing
+        arc_cell = self._arc_cell[arcs]
+        down, up = self.inst.rooms(ks, arc_cell)
+        units = np.floor(np.where(arcs < self.num_free, up, down) * y[arc_cell][None, :]
                          * scale[:, None] + _ROUNDING_SLACK)
         p = self.position[ks]
-        units[(arcs[None, :] % nf) == p[:, None]] = 0.0
+        units[arc_cell[None, :] == p[:, None]] = 0.0
         entry_units = np.asarray((support.sum_parallel @ units.T).T)
         cells = self.inst.protected[ks]
         upper = np.array([side == "upper" for _, side in jobs])
@@ -486,21 +498,22 @@ class CapacityOracle:
                                                            sink, backward=True))
         for j, (k, side) in enumerate(jobs):
             level_of = functools.partial(self._flow_level, support, entry_flow[j], units[j],
-                                         entry_units[j], grow[j], shrink[j], scale[j])
-            own = float(grow[j, p[j]] if side == "upper" else shrink[j, p[j]])
+                                         entry_units[j], k, scale[j])
+            shrink_p, grow_p = self.inst.rooms(k, p[j])
+            own = float(grow_p[0] if side == "upper" else shrink_p[0])
             attained = value[j] / scale[j]
             if own < attained:
                 # p's own bound stops it first (a sliding requirement can exceed one side's
                 # room): the change is exactly that room, a constant since p is suppressed
-                g = np.zeros(nf)
+                g = np.zeros(self.num_free)
                 g[p[j]] = own
                 found[k][side] = _Side(own, level_of, _given(g))
             else:
                 found[k][side] = _Side(attained, level_of, functools.partial(
                     self._cut_capacity, source_sides, sink_sides, j, int(source[j]),
-                    int(sink[j]), full[j], int(p[j])))
+                    int(sink[j]), k, int(p[j])))
 
-    def _flow_level(self, support: _Support, entry_flow, units, entry_units, grow, shrink,
+    def _flow_level(self, support: _Support, entry_flow, units, entry_units, k: int,
                     scale: float) -> np.ndarray:
         """The levels (:func:`_levels`) a maximum flow needs: parallel arcs share their
         entry's flow in proportion to their capacity."""
@@ -511,17 +524,20 @@ class CapacityOracle:
                                            out=np.zeros_like(units), where=on_entry > 0)
         nf = self.num_free
         moved = np.maximum(arc_flow[:nf], arc_flow[nf:]) / scale
+        shrink, grow = self.inst.rooms(k)
         return _levels(moved > 0, moved, np.where(arc_flow[:nf] > 0, grow, shrink))
 
     def _cut_capacity(self, source_sides: Callable[[], np.ndarray],
                       sink_sides: Callable[[], np.ndarray], j: int, source: int, sink: int,
-                      full: np.ndarray, p: int) -> np.ndarray:
+                      k: int, p: int) -> np.ndarray:
         """The capacity vector of a minimum cut of copy ``j``'s maximum flow: the (capped)
         rooms of all arcs (of any ``y``) leaving its source side, ``p`` excluded. Of the two
         extreme minimum cuts, what the residual graph reaches from the source and what
         cannot reach the sink, the one with fewer cells: a sparser row, cheaper for SCIP and
         stronger (GenSup I 50x50 seed 2: 847 cells a cut -> 357, 108 nodes -> 74).
         Any set holding the source and not the sink gives a valid cut."""
+        shrink, grow = self.inst.rooms(k)
+        full = np.concatenate([grow, shrink])
         g = self._leaving(source_sides()[j], full, p)
         other_side = ~sink_sides()[j]
         if other_side[source] and not other_side[sink]:

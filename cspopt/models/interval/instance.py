@@ -32,8 +32,13 @@ class UpRoom:
     need: np.ndarray  # per protected cell
 
     def __getitem__(self, index) -> np.ndarray:
+        return self.at(index, slice(None))
+
+    def at(self, index, cells) -> np.ndarray:
+        """``self[index]`` on the free cells ``cells`` only (positions, a slice or a mask)."""
         need = np.asarray(self.need[index], dtype=float)
-        return np.where(np.isfinite(self.room), self.room, need[..., None])
+        room = self.room[cells]
+        return np.where(np.isfinite(room), room, need[..., None])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -74,24 +79,43 @@ class IntervalInstance:
         return np.maximum(np.maximum(t.lower_protection[cells], t.upper_protection[cells]),
                           t.sliding_protection[cells])
 
-    def rooms(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """How far cell ``protected[k]``'s deviation vectors may move each free cell down and
-        up: :attr:`down_room` and ``up_room[k]``, capped at ``k``'s largest requirement where
-        the relations form a network (a 2-D table with margins).
+    @functools.cached_property
+    def room_cap(self) -> np.ndarray:
+        """Per protected cell, how far its deviation vectors need move any one cell: its
+        largest requirement (``spl`` only where ``upl + lpl`` does not imply it) where the
+        relations, once the implied ones are dropped, form a network
+        (:meth:`~cspopt.table.Table.reduced_network`: 2-D tables, also with one hierarchical
+        dimension); ``inf`` on other tables.
 
         The cap loses no completion there: an attacker circulation that moves ``k`` by ``r``
         splits into simple cycles conformal to it (flow decomposition), and those through
         ``k``, scaled to carry ``r`` in all, form a completion that moves each cell by at
-        most ``r`` and no further than the first did. It is the big-M of the compact model,
-        which a-priori bounds of 1e9 (tables read from files) would otherwise set: GenSup
-        class II 100x100 seed 3's grand total alone, 120 s of HiGHS, bound 1,300,152 against
-        1,305,961 with infinite bounds (docs/bench/history.md).
+        most ``r`` and no further than the first did (the dropped relations are sums of
+        kept ones, so it satisfies them too). Each side needs at most the largest
+        requirement: ``upl`` and ``lpl`` alone, ``spl`` where it exceeds their sum.
         """
-        down, up = self.down_room, self.up_room[k]
-        if not self.table.is_network:
-            return down, up
-        need = self.requirement_unit[k]
-        return np.minimum(down, need), np.minimum(up, need)
+        t, cells = self.table, self.protected
+        if not t.has_network_form:
+            return np.full(cells.size, np.inf)
+        lpl, upl, spl = (t.lower_protection[cells], t.upper_protection[cells],
+                         t.sliding_protection[cells])
+        return np.maximum(np.maximum(lpl, upl), np.where(spl > lpl + upl, spl, 0.0))
+
+    def rooms(self, k, cells=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """How far protected cell ``k``'s deviation vectors may move the free cells
+        ``cells`` (positions in :attr:`free`; default all) down and up: :attr:`down_room`
+        and ``up_room[k]`` capped at :attr:`room_cap`. ``k`` may be an array of protected
+        cells (one row each).
+
+        The cap is the compact model's big-M, which a-priori bounds of 1e9 (tables read
+        from files) would otherwise set: GenSup class II 100x100 seed 3's grand total
+        alone, 120 s of HiGHS, bound 1,300,152 against 1,305,961 with infinite bounds
+        (docs/bench/history.md); the minimum cuts of
+        :class:`~cspopt.models.interval.CapacityOracle` use the same capacities.
+        """
+        cap = np.asarray(self.room_cap[k], dtype=float)[..., None]
+        return (np.minimum(self.down_room[cells], cap),
+                np.minimum(self.up_room.at(k, cells), cap))
 
     @functools.cached_property
     def candidate_class(self) -> np.ndarray:

@@ -1,4 +1,9 @@
-"""Exact disclosure stated as interval protection: a reduction with ``apply`` and ``invert``.
+"""Problem transformations of the interval model, each an object with ``apply`` and ``invert``.
+
+:class:`ExactAsInterval` states exact disclosure as interval protection;
+:class:`FixedOutside` restricts an interval problem to a region of its cells.
+
+Exact disclosure as interval protection:
 
 Projecting the path variables out of (P) (Almeida & Carvalho 2005 §3, constraints (8)-(10))
 leaves one constraint per protected cell ``k`` and node set ``U`` that holds the source of
@@ -22,9 +27,9 @@ import numpy as np
 
 from cspopt.models.exact import ExactInstance
 from cspopt.result import SolveResult
-from cspopt.table import Table
+from cspopt.table import CellStatus, Table
 
-__all__ = ["ExactAsInterval"]
+__all__ = ["ExactAsInterval", "FixedOutside"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +95,58 @@ class ExactAsInterval:
             result, method=method, model=inst.model, model_size=size,
             proof="branch-and-cut" if result.proven_optimal else "",
             unsafe=tuple(map(int, inst.protected_cells)), safe=tuple(map(int, inst.safe_cells)))
+
+
+@dataclass(frozen=True)
+class FixedOutside:
+    """The interval problem of :attr:`table` with every cell outside :attr:`region` fixed as
+    :attr:`pattern` has it: the local problem of a large-neighbourhood search.
+
+    :meth:`apply` states it as an interval problem of its own: a suppressed cell outside the
+    region becomes a sensitive cell with no protection level (suppressed in every pattern,
+    nothing to protect; the audit's interval requirement asks nothing of it), a published
+    one joins ``must_publish``. Its patterns are those of :attr:`table` that agree with
+    :attr:`pattern` outside the region, less the fixed suppressions (their cost is a
+    constant left out of its objective); :meth:`invert` adds those back.
+    """
+
+    table: Table
+    region: np.ndarray  # cell ids free to choose
+    pattern: np.ndarray  # cell ids suppressed (sensitive cells may be left out)
+
+    @property
+    def fixed(self) -> np.ndarray:
+        """The suppressed cells outside the region (sensitive ones left out)."""
+        mask = self.table.pattern(self.pattern) & ~self.table.sensitive
+        mask[self.region] = False
+        return np.flatnonzero(mask)
+
+    @property
+    def start(self) -> np.ndarray:
+        """The pattern's suppressions inside the region: a pattern of the local problem."""
+        mask = np.zeros(self.table.num_cells, bool)
+        mask[self.pattern] = True
+        return np.intersect1d(np.flatnonzero(mask), self.region)
+
+    def apply(self, must_publish=()) -> tuple[Table, np.ndarray]:
+        """``(table, must_publish)`` of the local problem (``must_publish``: ids of the cells
+        the original problem publishes, kept published)."""
+        table, fixed = self.table, self.fixed
+        status, levels = table.status.copy(), [table.lower_protection.copy(),
+                                                 table.upper_protection.copy(),
+                                                 table.sliding_protection.copy()]
+        status[fixed] = CellStatus.SENSITIVE.value
+        for level in levels:
+            level[fixed] = 0.0
+        local = table.replace(status=status, lower_protection=levels[0],
+                              upper_protection=levels[1], sliding_protection=levels[2])
+        free = np.zeros(table.num_cells, bool)
+        free[self.region] = True
+        free[fixed] = True
+        free[table.sensitive_cells] = True
+        free[np.asarray(must_publish, dtype=np.int64)] = False
+        return local, np.flatnonzero(~free)
+
+    def invert(self, suppressed) -> tuple[int, ...]:
+        """A pattern of the local problem as one of :attr:`table` (sensitive cells left out)."""
+        return tuple(int(c) for c in np.union1d(self.fixed, np.asarray(suppressed, np.int64)))

@@ -1,0 +1,178 @@
+"""Large-neighbourhood searches around an incumbent pattern, for the branch-and-cut.
+
+Each search states a restricted problem, solves it with the branch-and-cut itself (passed in
+as ``solve``, :func:`cspopt.solving.solve_branch_and_cut`) and returns a pattern of the whole
+table; the caller audits and cleans it (every pattern of a restriction protects the whole
+table, as a published or fixed cell is known to the attacker in both).
+
+- :func:`search_support`: solution merging and a RINS-like neighbourhood (Danna, Rothberg &
+  Le Pape 2005): only the cells some pattern found so far or the root LP uses may be
+  suppressed (tau-ARGUS' engine restricts its sequential heuristic to the LP's support and
+  the incumbent the same way).
+- :func:`search_balls`: every cell outside a ball of the relation graph around one sensitive
+  cell keeps the incumbent's choice (:class:`~cspopt.models.interval.FixedOutside`), the
+  ball's cells are free (Shaw 1998's relatedness neighbourhood). Each restriction is small
+  and solved to optimality in seconds, and a sweep over the sensitive cells ends at a
+  pattern no ball improves (CSPLIB hier13x7x7d: 11,347 -> 10,167 in 71 s with balls of
+  about 270 of its 587 candidates; balls of 50 or 135 cells stop at 11,027 and 11,131,
+  local optima too close to the start; docs/bench/history.md).
+
+References
+----------
+E. Danna, E. Rothberg and C. Le Pape, "Exploring relaxation induced neighborhoods to improve
+MIP solutions", Mathematical Programming 102 (2005) 71-90.
+P. Shaw, "Using constraint programming and local search methods to solve vehicle routing
+problems", CP 1998, LNCS 1520, 417-431.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from cspopt.models.interval import FixedOutside, IntervalInstance
+from cspopt.models.suppression import candidate_mask
+from cspopt.result import SolveResult
+
+__all__ = ["search_support", "search_balls", "relation_ball"]
+
+log = logging.getLogger(__name__)
+
+#: the largest share of the candidates a support neighbourhood keeps (2/3 left hier13x7x7d's
+#: unsolved in 60 s; 1/2 solves it in 31 s)
+SUPPORT_CELLS = 1 / 2
+#: the share of the candidates a ball frees (hier13x7x7d, 90 s from 11,347: 10,598 with
+#: 0.6, 10,701 with 0.45, 11,027-11,131 with 0.1-0.25)
+BALL_CELLS = 0.6
+#: the longest a ball's restriction may take (hier13x7x7d's: 1-8 s each)
+BALL_SECONDS = 30.0
+
+#: the options a restriction is solved with: it looks for patterns, fast, and the caller
+#: judges what it finds
+_LOCAL = dict(neighbourhood=False, bridgeless=False, final_audit=lambda suppressed: None)
+
+
+def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
+                   incumbent: np.ndarray, *, solve: Callable[..., SolveResult],
+                   lower_bound: float, until: float | None) -> np.ndarray | None:
+    """The best pattern among those that suppress only cells some pattern found so far
+    suppresses or the root LP uses most.
+
+    The LP's cells join in decreasing ``y*`` while the neighbourhood holds at most
+    :data:`SUPPORT_CELLS` of the candidates (the patterns alone, or the incumbent alone
+    where they hold more); every other candidate is published. The restricted problem is
+    small, so it is often solved to optimality. ``lower_bound`` is valid for the
+    restriction too (its optimum is no better); the result is over ``inst.candidates``, or
+    None when nothing was found or no time is left.
+    """
+    cap = int(SUPPORT_CELLS * incumbent.size)
+    keep = np.logical_or.reduce([p > 0.5 for p in patterns + [incumbent]])
+    if keep.sum() > cap:
+        keep = incumbent > 0.5
+    by_lp = np.argsort(-root_y, kind="stable")
+    by_lp = by_lp[(root_y[by_lp] > 1e-9) & ~keep[by_lp]]
+    keep[by_lp[:max(cap - int(keep.sum()), 0)]] = True
+    if keep.all():  # no smaller problem to solve
+        return None
+    remaining = None if until is None else until - time.perf_counter()
+    if remaining is not None and remaining <= 0:
+        return None
+    table = inst.table
+    published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
+    found = solve(table, time_limit=remaining, weights=inst.weights, must_publish=published,
+                  mip_start=inst.candidates[incumbent > 0.5], lower_bound=lower_bound, **_LOCAL)
+    if found.suppressed is None:  # the cells kept cannot protect every sensitive cell
+        return None
+    log.info("support neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
+             found.objective, found.status)
+    return candidate_mask(table, inst.candidates, found.suppressed).astype(float)
+
+
+def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
+                 solve: Callable[..., SolveResult],
+                 offer: Callable[[np.ndarray], np.ndarray | None], until: float | None,
+                 seed: int = 0) -> int:
+    """Re-solve the incumbent inside balls around the sensitive cells, until every cell has
+    been a centre since the last improvement or ``until`` passes.
+
+    The next centre is the one not tried since the last improvement whose relations hold the
+    dearest suppressions of the incumbent: where a cheaper pattern is likeliest (CSPLIB
+    hier13x7x7d, 90 s from 11,347: 10,598 in this order, 10,794 in a random one, both with
+    balls of 360 cells). A ball (:func:`relation_ball`) frees :data:`BALL_CELLS` of the
+    candidates; its restriction (:class:`~cspopt.models.interval.FixedOutside`) starts from
+    the incumbent and gets at most :data:`BALL_SECONDS`. A cheaper pattern goes to ``offer``
+    (over ``inst.candidates``), which returns it audited and cleaned, or None; that becomes
+    the incumbent. Returns the number of balls solved.
+    """
+    table = inst.table
+    weights = inst.weights[inst.candidates]
+    rng = np.random.default_rng(seed)
+    by_relation = table.relation_matrix.tocsr()
+    by_cell = by_relation.tocsc()
+    eligible = np.zeros(table.num_cells, bool)
+    eligible[inst.candidates] = True
+    # per sensitive cell, the candidates sharing a relation with it (positions)
+    position = np.full(table.num_cells, -1)
+    position[inst.candidates] = np.arange(inst.candidates.size)
+    near = [position[relation_ball(by_cell, by_relation, int(c), eligible, table.num_cells,
+                                   rng, steps=1)] for c in inst.protected]
+    size = max(1, int(BALL_CELLS * inst.candidates.size))
+    published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates)
+    best, cost = incumbent, float(weights @ incumbent)
+    untried = np.ones(inst.protected.size, bool)
+    solved = 0
+    while untried.any():
+        remaining = None if until is None else until - time.perf_counter()
+        if remaining is not None and remaining <= 0:
+            break
+        dearest = [float(weights[cells] @ best[cells]) if open_ else -1.0
+                   for cells, open_ in zip(near, untried)]
+        k = int(np.argmax(dearest))
+        untried[k] = False
+        solved += 1
+        region = relation_ball(by_cell, by_relation, int(inst.protected[k]), eligible, size,
+                               rng)
+        local = FixedOutside(table, region, inst.candidates[best > 0.5])
+        local_table, must_publish = local.apply(published)
+        found = solve(local_table, weights=inst.weights, must_publish=must_publish,
+                      mip_start=local.start, time_limit=BALL_SECONDS if remaining is None
+                      else min(remaining, BALL_SECONDS), **_LOCAL)
+        if found.suppressed is None:
+            continue
+        y = candidate_mask(table, inst.candidates, local.invert(found.suppressed))
+        if weights @ y < cost - 1e-9:
+            cleaned = offer(y.astype(float))
+            if cleaned is not None and weights @ cleaned < cost - 1e-9:
+                best, cost = cleaned, float(weights @ cleaned)
+                untried[:] = True
+                log.info("ball around cell %d: pattern of cost %g", inst.protected[k], cost)
+    return solved
+
+
+def relation_ball(by_cell, by_relation, centre: int, eligible: np.ndarray, size: int,
+                  rng: np.random.Generator, *, steps: int | None = None) -> np.ndarray:
+    """The ``size`` cells of ``eligible`` nearest to ``centre`` in the graph where cells
+    sharing a relation are adjacent (breadth first, at most ``steps`` away; ties in random
+    order).
+
+    ``by_cell`` (CSC) and ``by_relation`` (CSR) are the relation matrix (relations x cells).
+    """
+    seen = np.zeros(eligible.size, bool)
+    seen[centre] = True
+    frontier, taken, count, step = np.array([centre]), [], 0, 0
+    while count < size and frontier.size and (steps is None or step < steps):
+        step += 1
+        relations = np.unique(np.concatenate(
+            [by_cell.indices[by_cell.indptr[c]:by_cell.indptr[c + 1]] for c in frontier]))
+        cells = np.unique(np.concatenate(
+            [by_relation.indices[by_relation.indptr[r]:by_relation.indptr[r + 1]]
+             for r in relations])) if relations.size else np.zeros(0, np.int64)
+        frontier = rng.permutation(cells[~seen[cells]])
+        seen[frontier] = True
+        layer = frontier[eligible[frontier]][:size - count]
+        taken.append(layer)
+        count += layer.size
+    return np.sort(np.concatenate(taken)) if taken else np.zeros(0, np.int64)
