@@ -17,7 +17,7 @@ from oracles import (
 
 from cspopt import Table, audit
 from cspopt.bounds.capacity import _tailing, capacity_bound, capacity_lp
-from cspopt.errors import InputError
+from cspopt.errors import InputError, SolverError
 from cspopt.io import read_table
 from cspopt.models.interval import build_interval_instance
 from cspopt.models.interval.capacity import CapacityOracle
@@ -500,6 +500,13 @@ def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instan
                  until=time.perf_counter() + 40)
     weights = inst.weights[inst.candidates]
     assert offered and weights @ offered[-1] < weights @ start
+
+    def failing(*args, **options):
+        raise SolverError("SCIP failed inside a restriction")
+
+    # a restriction that fails ends no solve: the balls are tried and nothing is offered
+    assert search_balls(inst, start, solve=failing, offer=offer, until=None) == \
+        inst.protected.size
 
 
 def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():

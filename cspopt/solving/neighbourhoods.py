@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cspopt.errors import CspoptError
 from cspopt.models.interval import FixedOutside, IntervalInstance
 from cspopt.models.suppression import candidate_mask
 from cspopt.result import SolveResult
@@ -82,9 +83,10 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
         return None
     table = inst.table
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
-    found = solve(table, time_limit=remaining, weights=inst.weights, must_publish=published,
-                  mip_start=inst.candidates[incumbent > 0.5], lower_bound=lower_bound, **_LOCAL)
-    if found.suppressed is None:  # the cells kept cannot protect every sensitive cell
+    found = _restricted(solve, table, time_limit=remaining, weights=inst.weights,
+                        must_publish=published, mip_start=inst.candidates[incumbent > 0.5],
+                        lower_bound=lower_bound)
+    if found is None or found.suppressed is None:  # the cells kept cannot protect them all
         return None
     log.info("support neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
              found.objective, found.status)
@@ -137,10 +139,11 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                                rng)
         local = FixedOutside(table, region, inst.candidates[best > 0.5])
         local_table, must_publish = local.apply(published)
-        found = solve(local_table, weights=inst.weights, must_publish=must_publish,
-                      mip_start=local.start, time_limit=BALL_SECONDS if remaining is None
-                      else min(remaining, BALL_SECONDS), **_LOCAL)
-        if found.suppressed is None:
+        found = _restricted(solve, local_table, weights=inst.weights,
+                            must_publish=must_publish, mip_start=local.start,
+                            time_limit=BALL_SECONDS if remaining is None
+                            else min(remaining, BALL_SECONDS))
+        if found is None or found.suppressed is None:
             continue
         y = candidate_mask(table, inst.candidates, local.invert(found.suppressed))
         if weights @ y < cost - 1e-9:
@@ -150,6 +153,16 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                 untried[:] = True
                 log.info("ball around cell %d: pattern of cost %g", inst.protected[k], cost)
     return solved
+
+
+def _restricted(solve: Callable[..., SolveResult], table, **options) -> SolveResult | None:
+    """``solve`` on a restriction, or None where it fails: a search for a better pattern
+    must not end a solve that holds one already (the failure is logged)."""
+    try:
+        return solve(table, **options, **_LOCAL)
+    except CspoptError as error:
+        log.warning("a neighbourhood search's restriction failed: %s", error)
+        return None
 
 
 def relation_ball(by_cell, by_relation, centre: int, eligible: np.ndarray, size: int,
