@@ -86,7 +86,7 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
     found = _restricted(solve, table, time_limit=remaining, weights=inst.weights,
                         must_publish=published, mip_start=inst.candidates[incumbent > 0.5],
                         lower_bound=lower_bound)
-    if found is None or found.suppressed is None:  # the cells kept cannot protect them all
+    if found is None:  # the cells kept cannot protect them all, or no time was left
         return None
     log.info("support neighbourhood of %d cells: pattern of cost %g (%s)", int(keep.sum()),
              found.objective, found.status)
@@ -143,7 +143,7 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                             must_publish=must_publish, mip_start=local.start,
                             time_limit=BALL_SECONDS if remaining is None
                             else min(remaining, BALL_SECONDS))
-        if found is None or found.suppressed is None:
+        if found is None:
             continue
         y = candidate_mask(table, inst.candidates, local.invert(found.suppressed))
         if weights @ y < cost - 1e-9:
@@ -156,13 +156,15 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
 
 
 def _restricted(solve: Callable[..., SolveResult], table, **options) -> SolveResult | None:
-    """``solve`` on a restriction, or None where it fails: a search for a better pattern
-    must not end a solve that holds one already (the failure is logged)."""
+    """``solve`` on a restriction, or None where it finds no pattern or fails: a search for
+    a better pattern must not end a solve that holds one already (the failure is logged)."""
     try:
-        return solve(table, **options, **_LOCAL)
+        found = solve(table, **options, **_LOCAL)
     except CspoptError as error:
         log.warning("a neighbourhood search's restriction failed: %s", error)
         return None
+    # SolveResult.suppressed is () without a pattern: the status tells
+    return found if found.status in ("optimal", "feasible") else None
 
 
 def relation_ball(by_cell, by_relation, centre: int, eligible: np.ndarray, size: int,

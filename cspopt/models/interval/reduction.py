@@ -21,6 +21,7 @@ turns its result back into one of the exact instance.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,7 +115,7 @@ class FixedOutside:
     region: np.ndarray  # cell ids free to choose
     pattern: np.ndarray  # cell ids suppressed (sensitive cells may be left out)
 
-    @property
+    @functools.cached_property
     def fixed(self) -> np.ndarray:
         """The suppressed cells outside the region (sensitive ones left out)."""
         mask = self.table.pattern(self.pattern) & ~self.table.sensitive
@@ -124,9 +125,7 @@ class FixedOutside:
     @property
     def start(self) -> np.ndarray:
         """The pattern's suppressions inside the region: a pattern of the local problem."""
-        mask = np.zeros(self.table.num_cells, bool)
-        mask[self.pattern] = True
-        return np.intersect1d(np.flatnonzero(mask), self.region)
+        return np.intersect1d(self.pattern, self.region)
 
     def apply(self, must_publish=()) -> tuple[Table, np.ndarray]:
         """``(table, must_publish)`` of the local problem (``must_publish``: ids of the cells
