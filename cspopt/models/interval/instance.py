@@ -71,6 +71,12 @@ class IntervalInstance:
     deviation_class: np.ndarray  # per free cell, see models.interval.linked (-1: never deviates)
 
     @functools.cached_property
+    def relations_by_cell(self) -> sp.csr_matrix:
+        """``relations`` transposed (free cells x relations), in CSR form once: the
+        attacker LPs' duals are mapped back to cells thousands of times a solve."""
+        return self.relations.T.tocsr()
+
+    @functools.cached_property
     def requirement_unit(self) -> np.ndarray:
         """Per protected cell, its largest requirement ``max(lpl, upl, spl)``: the unit the
         models measure its deviations in, so that their tolerances do not depend on the
