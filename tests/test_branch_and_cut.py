@@ -504,9 +504,14 @@ def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instan
     def failing(*args, **options):
         raise SolverError("SCIP failed inside a restriction")
 
-    # a restriction that fails ends no solve: the balls are tried and nothing is offered
+    # a restriction that fails ends no solve: balls of each size are tried until they stall
+    # (0.6, then 0.75 of the candidates) and nothing is offered
+    from cspopt.solving.neighbourhoods import STALLED_BALLS
+
+    offered.clear()
     assert search_balls(inst, start, solve=failing, offer=offer, until=None) == \
-        inst.protected.size
+        2 * min(inst.protected.size, STALLED_BALLS)
+    assert not offered
 
 
 def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():

@@ -220,3 +220,28 @@ def test_solve_starts_interval_methods_from_a_given_pattern():
         assert result.suppressed == (4, 10, 11) and result.proven_optimal
     with pytest.raises(InputError, match="does not protect"):
         cspopt.solve(table, weights="value", start=[4, 10])
+
+
+def test_remembered_proofs_apply_where_y_reaches_their_levels_and_the_oldest_is_forgotten():
+    """A proof of protection applies wherever ``y`` is at least its levels on the cells it
+    moves; per side the farthest move among those that apply is returned, a proof that moves
+    no cell applies everywhere, and beyond the store's size the least recently used proof
+    is the one forgotten (its rows are overwritten in place, wider proofs widen the store)."""
+    from cspopt.models.interval.capacity import _PROOFS_KEPT, _Proofs
+
+    proofs = _Proofs()
+    assert proofs.best(np.ones(4)) == {}
+    proofs.add("upper", np.array([0, 2]), np.array([0.5, 0.2]), 3.0)
+    proofs.add("upper", np.array([1]), np.array([0.9]), 5.0)
+    proofs.add("lower", np.array([], dtype=int), np.array([]), 1.0)
+    y = np.array([0.6, 0.5, 0.2, 0.0])
+    assert proofs.best(y) == {"upper": 3.0, "lower": 1.0}
+    assert proofs.last_cells["upper"].tolist() == [0, 2]
+    assert proofs.best(np.ones(4)) == {"upper": 5.0, "lower": 1.0}
+    assert proofs.best(np.zeros(4)) == {"lower": 1.0}
+    # fill the store: every later proof is kept, the least recently used is forgotten
+    for i in range(_PROOFS_KEPT):
+        proofs.add("lower", np.array([3, 0, 1, 2][: 1 + i % 4]), np.full(1 + i % 4, 0.1),
+                   10.0 + i)
+    assert proofs.best(np.full(4, 0.1)) == {"lower": 10.0 + _PROOFS_KEPT - 1}
+    assert proofs.best(np.ones(4)) == {"lower": 10.0 + _PROOFS_KEPT - 1}

@@ -27,8 +27,8 @@ move (``progress``) and kept in ``history``.
 Complexity per separation: one maximum flow per protected cell and side not settled by a
 remembered proof, all in one scipy call on the network of the cells with ``y > 0`` (2-D
 tables), or one warm-started LP per cell and side (any linear table). SCIP separates up to
-five rounds at a node without a better LP value before it branches, and checks only the
-solutions that would improve its incumbent (a check costs attacker problems).
+five rounds at a node without a better LP value before it branches (one with attacker LPs),
+and checks only the solutions that would improve its incumbent (a check costs attacker problems).
 """
 
 from __future__ import annotations
@@ -88,8 +88,12 @@ _TIMED_AUDIT_FROM = 20.0
 _AUDIT_MARGIN = 2.0
 _AUDIT_FLOOR = 5.0
 
-#: separation rounds at a node without a better LP value before SCIP branches
+#: separation rounds at a node without a better LP value before SCIP branches, on network
+#: tables (minimum cuts) and on others (attacker LPs, where a round costs more and more nodes
+#: lift the bound faster: hier13x7x7d's after 140 s of SCIP 9,123 / 9,172 with one round
+#: against 9,069 / 9,142 with five / two, two jobs at once)
 _NODE_STALL_ROUNDS = 5
+_LP_NODE_STALL_ROUNDS = 1
 
 #: where separation solves attacker LPs (tables that are not networks), a round at a
 #: fractional point stops once this many sensitive cells are found exposed: SCIP re-solves
@@ -402,8 +406,9 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     # capacity rows often leave a node's LP value unchanged for a round before they lift
     # it; SCIP's default (one stalled round, then branch) branched on weak node bounds
     # (docs/bench/history.md: 21 % less time over 13 GenSup tables, nodes 67 -> 18 on
-    # GenSup I 50x50 seed 1)
-    model.setParam("separating/maxstallrounds", _NODE_STALL_ROUNDS)
+    # GenSup I 50x50 seed 1); where a round costs attacker LPs, branching sooner pays
+    model.setParam("separating/maxstallrounds", _NODE_STALL_ROUNDS
+                   if oracle.network is not None else _LP_NODE_STALL_ROUNDS)
     # a check costs attacker problems: SCIP need not check solutions its heuristics and
     # strong branching find that could not become the incumbent (GenSup I 40x40 seed 1 had
     # 357 checks for 3 improvements; 19 GenSup and Smith tables 349 s -> 291 s)

@@ -21,6 +21,8 @@ References
 ----------
 E. Danna, E. Rothberg and C. Le Pape, "Exploring relaxation induced neighborhoods to improve
 MIP solutions", Mathematical Programming 102 (2005) 71-90.
+N. Mladenović and P. Hansen, "Variable neighborhood search", Computers & Operations
+Research 24 (1997) 1097-1100.
 P. Shaw, "Using constraint programming and local search methods to solve vehicle routing
 problems", CP 1998, LNCS 1520, 417-431.
 """
@@ -48,8 +50,16 @@ SUPPORT_CELLS = 1 / 2
 #: the share of the candidates a ball frees (hier13x7x7d, 90 s from 11,347: 10,598 with
 #: 0.6, 10,701 with 0.45, 11,027-11,131 with 0.1-0.25)
 BALL_CELLS = 0.6
-#: the longest a ball's restriction may take (hier13x7x7d's: 1-8 s each)
+#: the longest a ball's restriction may take (hier13x7x7d's: 5-24 s each, two jobs at once;
+#: the sweep's path is chaotic in it: at 300 s it reached 10,268 with 30 s and 18 s, and
+#: stopped at 10,595 with 12 s and 20 s)
 BALL_SECONDS = 30.0
+#: balls grow by this share of the candidates once STALLED_BALLS in a row found nothing
+#: better, up to BALL_CELLS_MAX (hier13x7x7d: balls of 0.6 stop at 10,265; of 0.75, from
+#: there, 10,151 in 14 balls)
+BALL_GROWTH = 0.15
+BALL_CELLS_MAX = 0.75
+STALLED_BALLS = 8
 
 #: the options a restriction is solved with: it looks for patterns, fast, and the caller
 #: judges what it finds
@@ -97,17 +107,21 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                  solve: Callable[..., SolveResult],
                  offer: Callable[[np.ndarray], np.ndarray | None], until: float | None,
                  seed: int = 0) -> int:
-    """Re-solve the incumbent inside balls around the sensitive cells, until every cell has
-    been a centre since the last improvement or ``until`` passes.
+    """Re-solve the incumbent inside balls around the sensitive cells, growing the balls at
+    each local optimum (variable neighbourhood search, Mladenović & Hansen 1997), until the
+    largest balls find nothing better or ``until`` passes.
 
     The next centre is the one not tried since the last improvement whose relations hold the
     dearest suppressions of the incumbent: where a cheaper pattern is likeliest (CSPLIB
     hier13x7x7d, 90 s from 11,347: 10,598 in this order, 10,794 in a random one, both with
     balls of 360 cells). A ball (:func:`relation_ball`) frees :data:`BALL_CELLS` of the
-    candidates; its restriction (:class:`~cspopt.models.interval.FixedOutside`) starts from
-    the incumbent and gets at most :data:`BALL_SECONDS`. A cheaper pattern goes to ``offer``
-    (over ``inst.candidates``), which returns it audited and cleaned, or None; that becomes
-    the incumbent. Returns the number of balls solved.
+    candidates at first; when every cell has been a centre since the last improvement, or
+    :data:`STALLED_BALLS` balls in a row found nothing better, balls grow by
+    :data:`BALL_GROWTH` up to :data:`BALL_CELLS_MAX`. A ball's restriction
+    (:class:`~cspopt.models.interval.FixedOutside`) starts from the incumbent and gets at
+    most :data:`BALL_SECONDS`. A cheaper pattern goes to ``offer`` (over
+    ``inst.candidates``), which returns it audited and cleaned, or None; that becomes the
+    incumbent. Returns the number of balls solved.
     """
     table = inst.table
     weights = inst.weights[inst.candidates]
@@ -121,28 +135,35 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
     position[inst.candidates] = np.arange(inst.candidates.size)
     near = [position[relation_ball(by_cell, by_relation, int(c), eligible, table.num_cells,
                                    rng, steps=1)] for c in inst.protected]
-    size = max(1, int(BALL_CELLS * inst.candidates.size))
+    share = BALL_CELLS
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates)
     best, cost = incumbent, float(weights @ incumbent)
     untried = np.ones(inst.protected.size, bool)
-    solved = 0
-    while untried.any():
+    solved = stalled = 0
+    while True:
         remaining = None if until is None else until - time.perf_counter()
         if remaining is not None and remaining <= 0:
             break
+        if not untried.any() or stalled >= STALLED_BALLS:  # a local optimum at this size
+            if share >= BALL_CELLS_MAX:
+                break
+            share = min(share + BALL_GROWTH, BALL_CELLS_MAX)
+            untried[:], stalled = True, 0
+            log.info("balls grow to %.2f of the candidates", share)
         dearest = [float(weights[cells] @ best[cells]) if open_ else -1.0
                    for cells, open_ in zip(near, untried)]
         k = int(np.argmax(dearest))
         untried[k] = False
         solved += 1
-        region = relation_ball(by_cell, by_relation, int(inst.protected[k]), eligible, size,
-                               rng)
+        region = relation_ball(by_cell, by_relation, int(inst.protected[k]), eligible,
+                               max(1, int(share * inst.candidates.size)), rng)
         local = FixedOutside(table, region, inst.candidates[best > 0.5])
         local_table, must_publish = local.apply(published)
         found = _restricted(solve, local_table, weights=inst.weights,
                             must_publish=must_publish, mip_start=local.start,
                             time_limit=BALL_SECONDS if remaining is None
                             else min(remaining, BALL_SECONDS))
+        stalled += 1
         if found is None:
             continue
         y = candidate_mask(table, inst.candidates, local.invert(found.suppressed))
@@ -150,7 +171,7 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
             cleaned = offer(y.astype(float))
             if cleaned is not None and weights @ cleaned < cost - 1e-9:
                 best, cost = cleaned, float(weights @ cleaned)
-                untried[:] = True
+                untried[:], stalled = True, 0
                 log.info("ball around cell %d: pattern of cost %g", inst.protected[k], cost)
     return solved
 

@@ -78,20 +78,21 @@ class IntervalInstance:
 
     @functools.cached_property
     def requirement_unit(self) -> np.ndarray:
-        """Per protected cell, its largest requirement ``max(lpl, upl, spl)``: the unit the
-        models measure its deviations in, so that their tolerances do not depend on the
-        table's scale."""
+        """Per protected cell, its largest requirement that counts: ``upl``, ``lpl``, and
+        ``spl`` only where it exceeds ``upl + lpl`` (else the two sides imply it). The unit
+        the models measure its deviations in, so that their tolerances do not depend on the
+        table's scale, and the cap on its rooms on networks (:attr:`room_cap`)."""
         t, cells = self.table, self.protected
-        return np.maximum(np.maximum(t.lower_protection[cells], t.upper_protection[cells]),
-                          t.sliding_protection[cells])
+        lpl, upl, spl = (t.lower_protection[cells], t.upper_protection[cells],
+                         t.sliding_protection[cells])
+        return np.maximum(np.maximum(lpl, upl), np.where(spl > lpl + upl, spl, 0.0))
 
     @functools.cached_property
     def room_cap(self) -> np.ndarray:
         """Per protected cell, how far its deviation vectors need move any one cell: its
-        largest requirement (``spl`` only where ``upl + lpl`` does not imply it) where the
-        relations, once the implied ones are dropped, form a network
-        (:meth:`~cspopt.table.Table.reduced_network`: 2-D tables, also with one hierarchical
-        dimension); ``inf`` on other tables.
+        largest requirement (:attr:`requirement_unit`) where the relations, once the implied
+        ones are dropped, form a network (:meth:`~cspopt.table.Table.reduced_network`: 2-D
+        tables, also with one hierarchical dimension); ``inf`` on other tables.
 
         The cap loses no completion there: an attacker circulation that moves ``k`` by ``r``
         splits into simple cycles conformal to it (flow decomposition), and those through
@@ -100,12 +101,9 @@ class IntervalInstance:
         kept ones, so it satisfies them too). Each side needs at most the largest
         requirement: ``upl`` and ``lpl`` alone, ``spl`` where it exceeds their sum.
         """
-        t, cells = self.table, self.protected
-        if not t.has_network_form:
-            return np.full(cells.size, np.inf)
-        lpl, upl, spl = (t.lower_protection[cells], t.upper_protection[cells],
-                         t.sliding_protection[cells])
-        return np.maximum(np.maximum(lpl, upl), np.where(spl > lpl + upl, spl, 0.0))
+        if not self.table.has_network_form:
+            return np.full(self.protected.size, np.inf)
+        return self.requirement_unit
 
     def rooms(self, k, cells=slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """How far protected cell ``k``'s deviation vectors may move the free cells
