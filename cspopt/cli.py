@@ -221,7 +221,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
                               output=args.output), indent=2))
     else:
         print(protected.summary())
-    return 0 if protected.result.status in ("optimal", "feasible") else 1
+    return 0 if protected.result.has_pattern else 1
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:

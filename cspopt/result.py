@@ -146,7 +146,7 @@ class SolveResult:
             object.__setattr__(self, "lower_bound", math.inf)
             object.__setattr__(self, "gap", math.inf)
         proven = False
-        if status in (SolutionStatus.optimal, SolutionStatus.feasible):  # a pattern
+        if status in (SolutionStatus.optimal, SolutionStatus.feasible):  # has_pattern
             gap = relative_gap(self.objective, self.lower_bound)
             proven = gap <= PROOF_GAP and (self.audit is None or bool(self.audit.protected))
             status = SolutionStatus.optimal if proven else SolutionStatus.feasible
@@ -164,6 +164,12 @@ class SolveResult:
         object.__setattr__(self, "history", tuple(
             dict(h, gap=relative_gap(h["upper_bound"], h["lower_bound"]))
             for h in self.history))
+
+    @property
+    def has_pattern(self) -> bool:
+        """Whether a pattern came back (``suppressed`` is ``()`` both for an empty pattern
+        and for none: the status tells them apart)."""
+        return self.status in (SolutionStatus.optimal, SolutionStatus.feasible)
 
     @classmethod
     def build(cls, *, method: str, model: str, termination: str, lower_bound: float,

@@ -50,6 +50,7 @@ def test_every_method_keeps_the_contract():
         assert isinstance(result.status, SolutionStatus)
         assert isinstance(result.termination, TerminationCondition)
         assert (result.status == "optimal") == result.proven_optimal
-        if result.status in ("optimal", "feasible"):
+        assert result.has_pattern == (result.status in ("optimal", "feasible"))
+        if result.has_pattern:
             assert result.audit.protected and result.lower_bound <= result.objective + 1e-9
         assert result.to_dict()["status"] == result.status.value

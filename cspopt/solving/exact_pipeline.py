@@ -141,7 +141,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
                                  lower_bound=lower)
             timings["branch_and_cut"] = final.timings.get("total", 0.0)
             method_name += "+" + final.method
-            if final.status in ("optimal", "feasible") and final.objective < upper - 1e-9:
+            if final.has_pattern and final.objective < upper - 1e-9:
                 pattern, upper, checked = final.suppressed, final.objective, final.audit
             lower = max(lower, final.lower_bound if math.isfinite(final.lower_bound) else lower)
             termination = final.termination

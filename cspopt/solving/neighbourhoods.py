@@ -184,8 +184,7 @@ def _restricted(solve: Callable[..., SolveResult], table, **options) -> SolveRes
     except CspoptError as error:
         log.warning("a neighbourhood search's restriction failed: %s", error)
         return None
-    # SolveResult.suppressed is () without a pattern: the status tells
-    return found if found.status in ("optimal", "feasible") else None
+    return found if found.has_pattern else None
 
 
 def relation_ball(by_cell, by_relation, centre: int, eligible: np.ndarray, size: int,
