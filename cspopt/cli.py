@@ -151,7 +151,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
                    route=args.route, relax=args.relax, separation=args.separation,
-                   candidate_sets=args.candidate_sets, clean=args.clean, certify=args.certify,
+                   candidate_sets=args.candidate_sets, processes=args.processes,
+                   clean=args.clean, certify=args.certify,
                    seed=args.seed, operator=args.operator, groups=args.groups)
     _refuse(table, args, method, options)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
@@ -351,6 +352,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--candidate-sets", action="store_true",
                    help="branch-and-cut: separate only for Serpell et al.'s candidates for "
                         "initially exposed primaries (every primary is still checked)")
+    p.add_argument("--processes", type=int, help="branch-and-cut: " + OPTIONS["processes"].doc)
     p.add_argument("--dual", choices=DUALS, default=_DEFAULT["dual"])
     p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
     p.add_argument("--solver", choices=["highs", "scip"], default=_DEFAULT["solver"])

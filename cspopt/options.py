@@ -93,6 +93,12 @@ OPTIONS: dict[str, Option] = {
                              "the interval branch-and-cut (method='auto' or "
                              "'branch-and-cut')",
                              "separate only for Serpell et al.'s (2013) candidate primaries"),
+    "processes": Option(None, _INTERVAL, _BRANCH_AND_CUT,
+                        "the interval branch-and-cut (method='auto' or 'branch-and-cut')",
+                        "processes the branch-and-cut may run: with 2, on tables that are not "
+                        "networks and time limits of 30 s or more, its neighbourhood searches "
+                        "run in a second process beside the tree; default: 2 where the machine "
+                        "gives this process two cores, else 1"),
     "clean": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
                     "delete-and-check clean-up of the heuristic's pattern (Almeida, Schütz & "
                     "Carvalho 2008 §5)"),
@@ -175,7 +181,8 @@ def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: 
 
 
 def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1e-6,
-                 threads: int | None = None, max_iterations: int = 1) -> None:
+                 threads: int | None = None, processes: int | None = None,
+                 max_iterations: int = 1) -> None:
     """Refuse, naming it, an unknown instance option or a limit out of range, before any
     model is built."""
     unknown = sorted(set(options or ()) - INSTANCE_OPTIONS)
@@ -186,8 +193,9 @@ def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1
         raise InputError(f"time_limit must be positive, got {time_limit}")
     if not 0 <= gap < 1:
         raise InputError(f"gap must be in [0, 1), got {gap}")
-    if threads is not None and not threads >= 1:
-        raise InputError(f"threads must be >= 1, got {threads}")
+    for name, count in (("threads", threads), ("processes", processes)):
+        if count is not None and not (count >= 1 and int(count) == count):
+            raise InputError(f"{name} must be an integer >= 1, got {count!r}")
     if not max_iterations >= 1:
         raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
 

@@ -64,6 +64,8 @@ def test_malformed_files(tmp_path, capsys, name, text, names, command):
     (["solve", EX1, "--protection", "exact", "--gap", "2"], "gap"),
     (["solve", EX1, "--protection", "exact", "--threads", "-2"], "threads"),
     (["solve", EX1, "--protection", "exact", "--iterations", "-1"], "iterations"),
+    (["solve", EX1, "--protection", "interval", "--processes", "0"], "processes"),
+    (["solve", EX1, "--protection", "exact", "--processes", "2"], "--processes"),
     (["certify", EX1, "--suppress", "4,4,99"], "99"),
     (["audit", EX1, "--suppress", "-1"], "-1"),
 ])
@@ -80,5 +82,7 @@ def test_bad_options_in_python():
             cspopt.solve(table, **bad)
     with pytest.raises(InputError):
         solve_exact(table, threads=-2)
+    with pytest.raises(InputError, match="processes"):
+        cspopt.solve(table, protection="interval", processes=1.5)
     with pytest.raises(InputError, match="wieghts"):
         cspopt.solve(table, wieghts="value")

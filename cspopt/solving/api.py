@@ -88,6 +88,7 @@ def solve(
     relax: bool = OPTIONS["relax"].default,
     separation: str = OPTIONS["separation"].default,
     candidate_sets: bool = OPTIONS["candidate_sets"].default,
+    processes: int | None = OPTIONS["processes"].default,
     clean: bool = OPTIONS["clean"].default,
     certify: bool = OPTIONS["certify"].default,
     seed: int = OPTIONS["seed"].default,
@@ -141,7 +142,7 @@ def solve(
         ``upper_bound``).
     instance : ExactInstance, optional
         A prebuilt instance (its options then replace ``model`` and ``options``).
-    solver, threads, route, relax, separation, candidate_sets, clean, certify, seed
+    solver, threads, route, relax, separation, candidate_sets, processes, clean, certify, seed
     operator, groups
         See :data:`cspopt.options.OPTIONS`, which also says which protection and method
         takes each option; setting one where it does not apply is an :class:`InputError`
@@ -158,15 +159,15 @@ def solve(
     """
     started = time.perf_counter()
     check_limits(options, time_limit=time_limit, gap=gap, threads=threads,
-                 max_iterations=max_iterations)
+                 processes=processes, max_iterations=max_iterations)
     protection = resolve_protection(table, protection)
     _check_method(method, protection, METHODS)
     refuse_inapplicable(dict(options, model=model, dual=dual, max_iterations=max_iterations,
                              multipliers=multipliers, solver=solver, threads=threads,
                              route=route, relax=relax, separation=separation,
-                             candidate_sets=candidate_sets, clean=clean, certify=certify,
-                             seed=seed, operator=operator, groups=groups,
-                             instance=instance),
+                             candidate_sets=candidate_sets, processes=processes,
+                             clean=clean, certify=certify, seed=seed, operator=operator,
+                             groups=groups, instance=instance),
                         protection=protection, method=method)
     if protection == "interval":
         options = _interval_instance_options(table, options)
@@ -182,7 +183,7 @@ def solve(
         return solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
                                     progress=progress, mip_start=start,
                                     separation=separation, candidate_sets=candidate_sets,
-                                    **options)
+                                    processes=processes, **options)
     if method == "mip":
         return solve_exact(table, model=model, relax=relax, solver=solver, route=route,
                            time_limit=time_limit, gap=gap, threads=threads, verbose=verbose,

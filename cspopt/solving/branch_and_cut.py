@@ -21,8 +21,9 @@ point, and the incremental attacker guided by that point (the sequential heurist
 engine), all cleaned of redundant suppressions and audited; on tables that are not networks,
 two neighbourhood searches (:mod:`cspopt.solving.neighbourhoods`: this branch-and-cut on balls
 around the sensitive cells with the rest of the incumbent fixed, then restricted to the cells
-the root LP or the incumbent uses). The dual bound and the incumbent are reported as they
-move (``progress``) and kept in ``history``.
+the root LP or the incumbent uses), in a second process beside the tree where a second core
+and the time limit allow (:mod:`cspopt.solving.search_process`). The dual bound and the
+incumbent are reported as they move (``progress``) and kept in ``history``.
 
 Complexity per separation: one maximum flow per protected cell and side not settled by a
 remembered proof, all in one scipy call on the network of the cells with ``y > 0`` (2-D
@@ -72,9 +73,10 @@ from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
-from cspopt.solving.neighbourhoods import search_balls, search_support
+from cspopt.solving.neighbourhoods import search_neighbourhoods
+from cspopt.solving.search_process import SearchJob, SearchProcess, available_processes
 
-__all__ = ["solve_branch_and_cut"]
+__all__ = ["solve_branch_and_cut", "SEARCH_PROCESS_FROM"]
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,11 @@ _BALLS_SHARE = 0.2
 #: the share of the time limit the bridgeless cuts' rounds get after them
 _BRIDGELESS_SHARE = 0.2
 
+#: the shortest time limit at which the searches get a process of their own (starting one
+#: takes about a second); without a time limit they run in turn, so that a solve to
+#: optimality is reproducible
+SEARCH_PROCESS_FROM = 30.0
+
 #: share of the remaining time a dominant cell's own MIP may take (cspopt.bounds.single_cell;
 #: the tree hardly moves the bound where one cell dominates)
 _SINGLE_CELL_SHARE = 0.5
@@ -131,7 +138,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                          progress: Callable[[dict], None] | None = None,
                          final_audit: Callable[[tuple], object] | None = None,
                          lower_bound: float = 0.0, neighbourhood: bool = True,
-                         bridgeless: bool = True) -> SolveResult:
+                         bridgeless: bool = True, processes: int | None = None) -> SolveResult:
     """Solve the interval-protection problem by branch-and-cut on ``y`` (SCIP).
 
     ``separation``: ``"network"`` (minimum cuts, 2-D tables), ``"lp"`` (attacker LPs, any
@@ -152,10 +159,14 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     follow the root on tables that are not networks once the root LP has converged. There, after the
     root heuristics, the root LP goes on with bridgeless cuts
     (:meth:`CapacityOracle.bridgeless_cuts`; hier13x7x7d at 300 s: bound 8,841 -> about
-    9,100) unless ``bridgeless=False``.
+    9,100) unless ``bridgeless=False``. With ``processes`` of 2 or more (default: 2 where
+    this process may run on two cores) and a time limit of at least
+    :data:`SEARCH_PROCESS_FROM` seconds, the searches run in a second process for the whole
+    time beside the bridgeless rounds and the tree (:mod:`cspopt.solving.search_process`)
+    instead of before them.
     """
     started = time.perf_counter()
-    check_limits(time_limit=time_limit, gap=gap)
+    check_limits(time_limit=time_limit, gap=gap, processes=processes)
     # the search stops early enough for the final audit (it always runs) to fit the limit
     deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
     inst = instance or build_interval_instance(table, weights=weights, must_publish=must_publish,
@@ -302,54 +313,91 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # to SCIP's root separation (hier13: 71 s of 300 found nothing)
     search = neighbourhood and oracle.network is None and converged
 
+    searcher = None
     if search and best["upper"] > best["lower"] + 1e-9:
         # balls around the sensitive cells, the rest of the pattern fixed (hier13x7x7d at
         # 300 s: 11,347 -> 10,598 in 60 s), then the support (-> 10,268; a ball sweep after
-        # it found nothing more)
-        t0 = time.perf_counter()
-        until = phase_end(t0, _BALLS_SHARE)
-
-        def offer_local(y: np.ndarray) -> np.ndarray | None:
-            return found[-1] if offer("balls", y, lp_order, until) else None
-
-        search_balls(inst, best["y"], solve=solve_branch_and_cut, offer=offer_local,
-                     until=until)
-        timings["balls"] = time.perf_counter() - t0
-    if search and best["upper"] > best["lower"] + 1e-9:
-        t0 = time.perf_counter()
-        local = search_support(inst, root_y, found, best["y"], solve=solve_branch_and_cut,
-                               lower_bound=best["lower"],
-                               until=phase_end(t0, _NEIGHBOURHOOD_SHARE))
-        if local is not None:
-            offer("neighbourhood", local, lp_order, deadline)
-        timings["neighbourhood"] = time.perf_counter() - t0
-    # bridgeless cuts come once the capacity cuts are met (hier13 does not get there in half
-    # of 300 s: the phase would only take the tree's time), with a share of their own after
-    # the neighbourhoods (hier13x7x7d: 8,413 -> 8,899 in 60 s; 8,541 in the 10 s the searches
-    # left them before the root loop's deadline)
-    if (bridgeless and oracle.has_bridgeless and converged
-            and best["upper"] > best["lower"] + 1e-9):
-        t0 = time.perf_counter()
-        root_bound, _, root_cuts, _ = capacity_lp(
-            inst, oracle, deadline=phase_end(t0, _BRIDGELESS_SHARE), cuts=root_cuts)
-        timings["bridgeless"] = time.perf_counter() - t0
-        record("bridgeless", lower=root_bound)
-
-    termination = "optimal"
-    if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
-        remaining = None if deadline is None else deadline - time.perf_counter()
-        if remaining is not None and remaining <= 0:
-            termination = "time_limit"
-        else:
+        # it found nothing more); in a second process beside the tree where there is a core
+        # for it and time to start it
+        searcher = _start_search_process(inst, best, root_y, found, separation=separation,
+                                         processes=processes, time_limit=time_limit,
+                                         deadline=deadline)
+        if searcher is None:
             t0 = time.perf_counter()
-            termination, lower, y = _run_scip(inst, oracle, root_cuts, best["y"],
-                                              time_limit=remaining, gap=gap, verbose=verbose,
-                                              record=record, stop_at=best["lower"],
-                                              objective_floor=floor)
-            timings["branch_and_cut"] = time.perf_counter() - t0
-            record("scip", lower=lower, y=y)
+            timings.update(search_neighbourhoods(
+                inst, best["y"], root_y, found, solve=solve_branch_and_cut,
+                offer=lambda phase, y: found[-1] if offer(phase, y, lp_order, deadline)
+                else None, lower_bound=best["lower"],
+                balls_until=phase_end(t0, _BALLS_SHARE),
+                support_seconds=None if time_limit is None
+                else _NEIGHBOURHOOD_SHARE * time_limit, until=deadline))
+
+    def arrivals() -> list[np.ndarray]:
+        """The search process's patterns since the last call that are cheaper than the
+        incumbent and protect every cell by this process's oracle, recorded."""
+        taken = []
+        for y in searcher.patterns() if searcher is not None else ():
+            if (float(weights_y @ y) < best["upper"] - 1e-9
+                    and oracle.separate(y, decide=True)[0]):
+                found.append(y)
+                record("search process", y=y)
+                taken.append(y)
+        return taken
+
+    try:
+        # bridgeless cuts come once the capacity cuts are met (hier13 does not get there in
+        # half of 300 s: the phase would only take the tree's time), with a share of their
+        # own after the neighbourhoods (hier13x7x7d: 8,413 -> 8,899 in 60 s; 8,541 in the
+        # 10 s the searches left them before the root loop's deadline)
+        if (bridgeless and oracle.has_bridgeless and converged
+                and best["upper"] > best["lower"] + 1e-9):
+            t0 = time.perf_counter()
+            root_bound, _, root_cuts, _ = capacity_lp(
+                inst, oracle, deadline=phase_end(t0, _BRIDGELESS_SHARE), cuts=root_cuts)
+            timings["bridgeless"] = time.perf_counter() - t0
+            record("bridgeless", lower=root_bound)
+        arrivals()
+        termination = "optimal"
+        if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is not None and remaining <= 0:
+                termination = "time_limit"
+            else:
+                t0 = time.perf_counter()
+                termination, lower, y = _run_scip(
+                    inst, oracle, root_cuts, best["y"], time_limit=remaining, gap=gap,
+                    verbose=verbose, record=record, stop_at=best["lower"],
+                    objective_floor=floor, arrivals=arrivals if searcher else None)
+                timings["branch_and_cut"] = time.perf_counter() - t0
+                record("scip", lower=lower, y=y)
+    finally:
+        if searcher is not None:
+            searcher.stop()
+            timings["search_process"] = searcher.seconds
+    arrivals()  # what the search process sent last
     return _result(table, inst, oracle, best, termination, history, timings, started,
                    num_root_cuts=len(root_cuts), final_audit=final_audit)
+
+
+def _start_search_process(inst, best, root_y, found, *, separation, processes, time_limit,
+                          deadline) -> SearchProcess | None:
+    """The searches of :func:`search_neighbourhoods` in a second process until the search's
+    ``deadline``, the balls until the support neighbourhood's share of the time limit is
+    left; None where there is no second core, not time enough, or no process starts."""
+    if processes is None:
+        processes = min(2, available_processes())
+    if processes < 2 or time_limit is None or time_limit < SEARCH_PROCESS_FROM:
+        return None
+    to_wall = time.time() - time.perf_counter()
+    job = SearchJob(instance=inst, incumbent=best["y"], root_y=root_y, patterns=tuple(found),
+                    lower_bound=best["lower"], separation=separation,
+                    balls_until=deadline - _NEIGHBOURHOOD_SHARE * time_limit + to_wall,
+                    until=deadline + to_wall)
+    try:
+        return SearchProcess(job)
+    except (OSError, ValueError) as error:
+        log.warning("no search process (%s): the searches run before the tree", error)
+        return None
 
 
 def network_heuristic(inst, oracle: CapacityOracle, deadline: float | None,
@@ -395,7 +443,7 @@ def _pattern(inst: IntervalInstance, y: np.ndarray) -> tuple[int, ...]:
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,
-              stop_at: float, objective_floor: float = 0.0):
+              stop_at: float, objective_floor: float = 0.0, arrivals=None):
     ny = inst.candidates.size
     model = new_scip("cspopt-bc", time_limit=time_limit, gap=gap, verbose=verbose)
     if stop_at > 0:  # an incumbent this cheap is optimal: the caller proved the bound
@@ -440,6 +488,12 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     model.includeHeur(heuristic, "roundprune", "round the LP point up, then delete-and-check", "R",
                       priority=-1000, freq=_HEURISTIC_FREQUENCY,
                       timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+    plugins = [handler, heuristic]
+    if arrivals is not None:
+        plugins.append(_Arrivals(arrivals, y))
+        model.includeHeur(plugins[-1], "arrivals", "patterns from the search process", "A",
+                          priority=100_000, freq=1, timingmask=SCIP_HEURTIMING.BEFORENODE
+                          | SCIP_HEURTIMING.DURINGLPLOOP)
     if incumbent is not None:
         sol = model.createSol()
         for var, value in zip(y, incumbent.tolist()):
@@ -450,7 +504,7 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
         failure = None
     except Exception as error:  # noqa: BLE001 - pyscipopt raises a bare Exception
         failure = error
-    for plugin in (handler, heuristic):
+    for plugin in plugins:
         if plugin.error is not None:  # SCIP itself reports only "unspecified error"
             raise SolverError(f"branch-and-cut failed inside SCIP: {plugin.error}") \
                 from plugin.error
@@ -623,6 +677,26 @@ class _RoundAndPrune(Heur):
         if accepted:
             self.last_success = self.calls
         return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
+
+
+class _Arrivals(Heur):
+    """Hand SCIP the search process's patterns (checked by ``arrivals``) at every node and
+    separation round."""
+
+    def __init__(self, arrivals, variables):
+        self.arrivals, self.variables = arrivals, variables
+        self.error: Exception | None = None
+
+    @_guarded
+    def heurexec(self, heurtiming, nodeinfeasible):
+        result = SCIP_RESULT.DIDNOTFIND
+        for y in self.arrivals():
+            sol = self.model.createOrigSol(self)
+            for var, value in zip(self.variables, y.tolist()):
+                self.model.setSolVal(sol, var, value)
+            if self.model.trySol(sol):
+                result = SCIP_RESULT.FOUNDSOL
+        return {"result": result}
 
 
 class _Progress(Eventhdlr):

@@ -30,6 +30,7 @@ problems", CP 1998, LNCS 1520, 417-431.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 
@@ -40,7 +41,7 @@ from cspopt.models.interval import FixedOutside, IntervalInstance
 from cspopt.models.suppression import candidate_mask
 from cspopt.result import SolveResult
 
-__all__ = ["search_support", "search_balls", "relation_ball"]
+__all__ = ["search_neighbourhoods", "search_support", "search_balls", "relation_ball"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,41 @@ STALLED_BALLS = 8
 #: the options a restriction is solved with: it looks for patterns, fast, and the caller
 #: judges what it finds
 _LOCAL = dict(neighbourhood=False, bridgeless=False, final_audit=lambda suppressed: None)
+
+
+def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y: np.ndarray,
+                          patterns: list, *, solve: Callable[..., SolveResult],
+                          offer: Callable[[str, np.ndarray], np.ndarray | None],
+                          lower_bound: float, balls_until: float | None,
+                          support_seconds: float | None,
+                          until: float | None) -> dict[str, float]:
+    """Balls around the sensitive cells until ``balls_until`` (:func:`search_balls`), then the
+    support neighbourhood of everything found (:func:`search_support`) for at most
+    ``support_seconds`` and never past ``until``.
+
+    Every cheaper pattern goes to ``offer(phase, y)`` (``phase`` ``"balls"`` or
+    ``"neighbourhood"``), which returns it audited and cleaned, or None, and appends what
+    it accepts to ``patterns`` (every pattern found so far, the support's cells). Returns
+    the seconds each search took.
+    """
+    t0 = time.perf_counter()
+    best = [incumbent]
+
+    def offer_ball(y: np.ndarray) -> np.ndarray | None:
+        cleaned = offer("balls", y)
+        if cleaned is not None:
+            best.append(cleaned)
+        return cleaned
+
+    search_balls(inst, incumbent, solve=solve, offer=offer_ball, until=balls_until)
+    t1 = time.perf_counter()
+    support_until = (until if support_seconds is None
+                     else min(math.inf if until is None else until, t1 + support_seconds))
+    local = search_support(inst, root_y, patterns, best[-1], solve=solve,
+                           lower_bound=lower_bound, until=support_until)
+    if local is not None:
+        offer("neighbourhood", local)
+    return dict(balls=t1 - t0, neighbourhood=time.perf_counter() - t1)
 
 
 def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,

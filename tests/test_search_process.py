@@ -1,0 +1,87 @@
+"""The neighbourhood searches in a second process (:mod:`cspopt.solving.search_process`):
+what the child sends protects the table and is never below the optimum, a solve with it
+returns an audited pattern, the child ends with the solve, and its failure ends nothing."""
+
+import logging
+import time
+
+import numpy as np
+from oracles import brute_force_interval, tiny_interval_tables
+
+import cspopt.solving.branch_and_cut as branch_and_cut
+from cspopt import audit
+from cspopt.bounds.capacity import capacity_lp
+from cspopt.io import read_table
+from cspopt.models.interval import CapacityOracle, build_interval_instance
+from cspopt.solving import solve_branch_and_cut
+from cspopt.solving.search_process import SearchJob, SearchProcess
+
+
+def _job(inst, incumbent, seconds, separation="auto", root_lp=True):
+    root_y = (capacity_lp(inst, CapacityOracle(inst), time_limit=20)[1] if root_lp
+              else incumbent)
+    now = time.time()
+    return SearchJob(instance=inst, incumbent=incumbent, root_y=root_y, patterns=(incumbent,),
+                     lower_bound=0.0, separation=separation, balls_until=now + seconds / 2,
+                     until=now + seconds)
+
+
+def _finished(searcher, seconds):
+    ends = time.perf_counter() + seconds
+    while searcher.running and time.perf_counter() < ends:
+        time.sleep(0.05)
+    return not searcher.running
+
+
+def test_the_search_process_sends_protecting_patterns_never_below_the_optimum():
+    searched = 0
+    for table in tiny_interval_tables(seed=8, count=30):
+        inst = build_interval_instance(table, preprocessing=False)
+        if not inst.protected.size or inst.candidates.size < 4:
+            continue
+        if not audit(table, inst.candidates, requirement="interval",
+                     cells="sensitive").protected:
+            continue
+        optimum = brute_force_interval(table)
+        weights = inst.weights[inst.candidates]
+        start = np.ones(inst.candidates.size)  # suppressing every candidate protects
+        with SearchProcess(_job(inst, start, 20)) as searcher:
+            assert _finished(searcher, 40)  # the searches end by themselves on tiny tables
+            found = searcher.patterns()
+        costs = [float(weights @ y) for y in found]
+        assert costs == sorted(costs, reverse=True) and all(c < weights @ start for c in costs)
+        for y in found:
+            assert audit(table, inst.candidates[y > 0.5], requirement="interval",
+                         cells="sensitive").protected
+            assert weights @ y >= optimum - 1e-9
+        searched += bool(found)
+        if searched == 3:
+            break
+    assert searched == 3
+
+
+def test_a_stopped_or_failing_search_process_ends_and_ends_nothing(shared_instances, caplog):
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    inst = build_interval_instance(table)
+    start = np.ones(inst.candidates.size)
+    searcher = SearchProcess(_job(inst, start, 600, root_lp=False))  # far from done
+    time.sleep(2)
+    searcher.stop()
+    assert not searcher.running and searcher.seconds >= 2
+    with caplog.at_level(logging.WARNING), SearchProcess(
+            _job(inst, start, 60, "bogus", root_lp=False)) as s:
+        assert _finished(s, 60)
+        assert s.patterns() == []
+    assert "the search process failed: InputError" in caplog.text
+
+
+def test_a_solve_with_the_search_process_returns_an_audited_pattern(shared_instances,
+                                                                     monkeypatch):
+    """hier13x7x7d, 20 s: the searches run beside the tree (the time limit at which they do
+    lowered to 20 s), every incumbent they send is checked, and the pattern passes the
+    audit."""
+    monkeypatch.setattr(branch_and_cut, "SEARCH_PROCESS_FROM", 20.0)
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    result = solve_branch_and_cut(table, time_limit=20, processes=2)
+    assert "search_process" in result.timings and "balls" not in result.timings
+    assert result.audit.protected and result.lower_bound <= result.objective
