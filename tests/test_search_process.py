@@ -17,13 +17,14 @@ from cspopt.solving import solve_branch_and_cut
 from cspopt.solving.search_process import SearchJob, SearchProcess
 
 
-def _job(inst, incumbent, seconds, separation="auto", root_lp=True):
+def _job(inst, incumbent, seconds, separation="auto", root_lp=True, neighbourhoods=True):
     root_y = (capacity_lp(inst, CapacityOracle(inst), time_limit=20)[1] if root_lp
               else incumbent)
     now = time.time()
     return SearchJob(instance=inst, incumbent=incumbent, root_y=root_y, patterns=(incumbent,),
-                     lower_bound=0.0, separation=separation, balls_until=now + seconds / 2,
-                     until=now + seconds)
+                     lower_bound=0.0, separation=separation, solve=solve_branch_and_cut,
+                     balls_until=now + seconds / 2,
+                     until=now + seconds, neighbourhoods=neighbourhoods)
 
 
 def _finished(searcher, seconds):
@@ -33,8 +34,18 @@ def _finished(searcher, seconds):
     return not searcher.running
 
 
+def _protects_above(table, inst, found, optimum):
+    weights = inst.weights[inst.candidates]
+    for y in found:
+        assert audit(table, inst.candidates[y > 0.5], requirement="interval",
+                     cells="sensitive").protected
+        assert weights @ y >= optimum - 1e-9
+
+
 def test_the_search_process_sends_protecting_patterns_never_below_the_optimum():
-    searched = 0
+    """Its neighbourhood searches, and its patterns guided by an LP point the parent sends
+    (tiny tables, brute force)."""
+    searched = guided = 0
     for table in tiny_interval_tables(seed=8, count=30):
         inst = build_interval_instance(table, preprocessing=False)
         if not inst.protected.size or inst.candidates.size < 4:
@@ -45,19 +56,25 @@ def test_the_search_process_sends_protecting_patterns_never_below_the_optimum():
         optimum = brute_force_interval(table)
         weights = inst.weights[inst.candidates]
         start = np.ones(inst.candidates.size)  # suppressing every candidate protects
-        with SearchProcess(_job(inst, start, 20)) as searcher:
-            assert _finished(searcher, 40)  # the searches end by themselves on tiny tables
+        with SearchProcess(_job(inst, start, 5)) as searcher:
+            assert _finished(searcher, 30)  # it waits for LP points after its searches
             found = searcher.patterns()
         costs = [float(weights @ y) for y in found]
         assert costs == sorted(costs, reverse=True) and all(c < weights @ start for c in costs)
-        for y in found:
-            assert audit(table, inst.candidates[y > 0.5], requirement="interval",
-                         cells="sensitive").protected
-            assert weights @ y >= optimum - 1e-9
+        _protects_above(table, inst, found, optimum)
         searched += bool(found)
-        if searched == 3:
+        if not guided:
+            job = _job(inst, start, 15, neighbourhoods=False)
+            with SearchProcess(job) as searcher:
+                searcher.send_point(job.root_y)
+                ends = time.perf_counter() + 15
+                while not (found := searcher.patterns()) and time.perf_counter() < ends:
+                    time.sleep(0.05)
+            _protects_above(table, inst, found, optimum)
+            guided += len(found)
+        if searched >= 3 and guided:
             break
-    assert searched == 3
+    assert searched >= 3 and guided
 
 
 def test_a_stopped_or_failing_search_process_ends_and_ends_nothing(shared_instances, caplog):

@@ -108,7 +108,9 @@ def interval_summary(rows: list[dict], time_limit: float) -> str:
     lines = [
         "", *_ladder_lines(rows), "", f"Time limit {time_limit:g} s for cspopt (wall) and "
         f"{max(1, math.ceil(time_limit / 60))} CPU-minute(s) for pytauargus (its unit; "
-        f"killed after {time_limit + PEER_GRACE:g} s wall), 2 cores. Costs: the table's. "
+        f"killed after {time_limit + PEER_GRACE:g} s wall), 2 cores: the peer runs one "
+        "process; cspopt runs its neighbourhood searches in a second one on tables that "
+        "are not networks (`cspopt_cpu_s` counts both). Costs: the table's. "
         "`*_lb` are lower bounds without the sensitive cells' own cost; `*_safe` is "
         "cspopt's interval audit of each tool's pattern; `*_secondaries` the cells each "
         "suppresses beside the sensitive ones; `speedup` = peer wall / cspopt wall where both "

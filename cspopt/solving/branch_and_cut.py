@@ -313,24 +313,24 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # to SCIP's root separation (hier13: 71 s of 300 found nothing)
     search = neighbourhood and oracle.network is None and converged
 
+    # balls around the sensitive cells, the rest of the pattern fixed (hier13x7x7d at 300 s:
+    # 11,347 -> 10,598 in 60 s), then the support (-> 10,268; a ball sweep after it found
+    # nothing more); in a second process beside the tree where there is a core for it and
+    # time to start it, which then also runs patterns guided by SCIP's LP points
     searcher = None
-    if search and best["upper"] > best["lower"] + 1e-9:
-        # balls around the sensitive cells, the rest of the pattern fixed (hier13x7x7d at
-        # 300 s: 11,347 -> 10,598 in 60 s), then the support (-> 10,268; a ball sweep after
-        # it found nothing more); in a second process beside the tree where there is a core
-        # for it and time to start it
+    if (neighbourhood and oracle.network is None and best["y"] is not None
+            and inst.protected.size and best["upper"] > best["lower"] + 1e-9):
         searcher = _start_search_process(inst, best, root_y, found, separation=separation,
                                          processes=processes, time_limit=time_limit,
-                                         deadline=deadline)
-        if searcher is None:
-            t0 = time.perf_counter()
-            timings.update(search_neighbourhoods(
-                inst, best["y"], root_y, found, solve=solve_branch_and_cut,
-                offer=lambda phase, y: found[-1] if offer(phase, y, lp_order, deadline)
-                else None, lower_bound=best["lower"],
-                balls_until=phase_end(t0, _BALLS_SHARE),
-                support_seconds=None if time_limit is None
-                else _NEIGHBOURHOOD_SHARE * time_limit, until=deadline))
+                                         deadline=deadline, neighbourhoods=search)
+    if searcher is None and search and best["upper"] > best["lower"] + 1e-9:
+        t0 = time.perf_counter()
+        timings.update(search_neighbourhoods(
+            inst, best["y"], root_y, found, solve=solve_branch_and_cut,
+            offer=lambda phase, y: found[-1] if offer(phase, y, lp_order, deadline) else None,
+            lower_bound=best["lower"], balls_until=phase_end(t0, _BALLS_SHARE),
+            support_seconds=None if time_limit is None else _NEIGHBOURHOOD_SHARE * time_limit,
+            until=deadline))
 
     def arrivals() -> list[np.ndarray]:
         """The search process's patterns since the last call that are cheaper than the
@@ -367,7 +367,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                 termination, lower, y = _run_scip(
                     inst, oracle, root_cuts, best["y"], time_limit=remaining, gap=gap,
                     verbose=verbose, record=record, stop_at=best["lower"],
-                    objective_floor=floor, arrivals=arrivals if searcher else None)
+                    objective_floor=floor, arrivals=arrivals if searcher else None,
+                    points=None if searcher is None else searcher.send_point)
                 timings["branch_and_cut"] = time.perf_counter() - t0
                 record("scip", lower=lower, y=y)
     finally:
@@ -380,19 +381,20 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
 
 
 def _start_search_process(inst, best, root_y, found, *, separation, processes, time_limit,
-                          deadline) -> SearchProcess | None:
-    """The searches of :func:`search_neighbourhoods` in a second process until the search's
-    ``deadline``, the balls until the support neighbourhood's share of the time limit is
-    left; None where there is no second core, not time enough, or no process starts."""
+                          deadline, neighbourhoods: bool) -> SearchProcess | None:
+    """The searches of :func:`search_neighbourhoods` (if ``neighbourhoods``) and the
+    LP-guided patterns in a second process until the search's ``deadline``, the balls until
+    the support neighbourhood's share of the time limit is left; None where there is no
+    second core, not time enough, or no process starts."""
     if processes is None:
         processes = min(2, available_processes())
     if processes < 2 or time_limit is None or time_limit < SEARCH_PROCESS_FROM:
         return None
     to_wall = time.time() - time.perf_counter()
     job = SearchJob(instance=inst, incumbent=best["y"], root_y=root_y, patterns=tuple(found),
-                    lower_bound=best["lower"], separation=separation,
+                    lower_bound=best["lower"], separation=separation, solve=solve_branch_and_cut,
                     balls_until=deadline - _NEIGHBOURHOOD_SHARE * time_limit + to_wall,
-                    until=deadline + to_wall)
+                    until=deadline + to_wall, neighbourhoods=neighbourhoods)
     try:
         return SearchProcess(job)
     except (OSError, ValueError) as error:
@@ -443,7 +445,7 @@ def _pattern(inst: IntervalInstance, y: np.ndarray) -> tuple[int, ...]:
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,
-              stop_at: float, objective_floor: float = 0.0, arrivals=None):
+              stop_at: float, objective_floor: float = 0.0, arrivals=None, points=None):
     ny = inst.candidates.size
     model = new_scip("cspopt-bc", time_limit=time_limit, gap=gap, verbose=verbose)
     if stop_at > 0:  # an incumbent this cheap is optimal: the caller proved the bound
@@ -479,7 +481,7 @@ def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, r
     if objective_floor > 0:  # a proven bound the capacity rows do not imply
         model.addCons(quicksum(float(w) * v for w, v in zip(
             inst.weights[inst.candidates].tolist(), y)) >= objective_floor)
-    handler = _CapacityHandler(oracle, y)
+    handler = _CapacityHandler(oracle, y, points)
     model.includeConshdlr(handler, "capacity", "Fischetti-Salazar capacity constraints",
                           sepapriority=1000, enfopriority=-1, chckpriority=-1, sepafreq=1,
                           needscons=False)
@@ -549,8 +551,9 @@ def _key(y: np.ndarray) -> bytes:
 class _CapacityHandler(Conshdlr):
     """SCIP constraint handler: capacity constraints separated and enforced on demand."""
 
-    def __init__(self, oracle: CapacityOracle, variables):
+    def __init__(self, oracle: CapacityOracle, variables, points=None):
         self.oracle = oracle
+        self.points = points  # called with each LP point separated (the search process's)
         self.variables = variables
         self._transformed = None
         self.num_cuts = 0
@@ -603,7 +606,10 @@ class _CapacityHandler(Conshdlr):
 
     @_guarded
     def conssepalp(self, constraints, nusefulconss):
-        _, cuts = self.oracle.separate(self._lp_values(), stop_after=self._batch)
+        y = self._lp_values()
+        if self.points is not None:
+            self.points(y)
+        _, cuts = self.oracle.separate(y, stop_after=self._batch)
         if not cuts:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         if self._add(cuts, force=False):
