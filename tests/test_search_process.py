@@ -17,14 +17,14 @@ from cspopt.solving import solve_branch_and_cut
 from cspopt.solving.search_process import SearchJob, SearchProcess
 
 
-def _job(inst, incumbent, seconds, separation="auto", root_lp=True, neighbourhoods=True):
+def _job(inst, incumbent, seconds, separation="auto", root_lp=True, support=True):
     root_y = (capacity_lp(inst, CapacityOracle(inst), time_limit=20)[1] if root_lp
               else incumbent)
     now = time.time()
     return SearchJob(instance=inst, incumbent=incumbent, root_y=root_y, patterns=(incumbent,),
                      lower_bound=0.0, separation=separation, solve=solve_branch_and_cut,
                      balls_until=now + seconds / 2,
-                     until=now + seconds, neighbourhoods=neighbourhoods)
+                     until=now + seconds, support=support)
 
 
 def _finished(searcher, seconds):
@@ -64,7 +64,7 @@ def test_the_search_process_sends_protecting_patterns_never_below_the_optimum():
         _protects_above(table, inst, found, optimum)
         searched += bool(found)
         if not guided:
-            job = _job(inst, start, 15, neighbourhoods=False)
+            job = _job(inst, start, 15, support=False)
             with SearchProcess(job) as searcher:
                 searcher.send_point(job.root_y)
                 ends = time.perf_counter() + 15

@@ -275,7 +275,22 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     lp_order = np.lexsort((-weights_y, root_y))  # least wanted by the LP first
     if ny:  # the master's point, rounded up, often protects even before convergence
         offer("rounding", (root_y > 1e-9).astype(float), lp_order, deadline)
-    if ny and inst.protected.size and best["upper"] > best["lower"] + 1e-9:
+    # on tables that are not networks a node costs an attacker LP per requirement, the tree
+    # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a
+    # restricted search around it pays (hier13x7x7d: 11,022 -> 10,697 at 150 s), on 2-D
+    # tables it only costs time (docs/bench/history.md). Only around a converged root: an
+    # unconverged LP point guides it no better than the incumbent alone, and the time goes
+    # to SCIP's root separation (hier13: 71 s of 300 found nothing)
+    search = neighbourhood and oracle.network is None and converged
+    # balls around the sensitive cells, the rest of the pattern fixed (hier13x7x7d at 300 s:
+    # 11,347 -> 10,598 in 60 s), then the support (-> 10,268; a ball sweep after it found
+    # nothing more); in a second process beside the tree where there is a core for it and
+    # time to start it, which then also runs the LP-guided heuristic, from the root's point
+    # first and then from SCIP's (hier13: the tree gets the 33 s the root's took)
+    beside = (neighbourhood and oracle.network is None and best["y"] is not None
+              and _two_processes(processes, time_limit))
+    if (not beside and ny and inst.protected.size
+            and best["upper"] > best["lower"] + 1e-9):
         until = phase_end(time.perf_counter(), HEURISTIC_SHARE)
         guided = network_heuristic(inst, oracle, until, lp_guided_costs(inst, root_y))
         if guided is None:
@@ -305,24 +320,11 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             offer("single cell", joined, np.lexsort((-weights_y, root_y, single.pattern)),
                   deadline)
         timings["single_cell"] = time.perf_counter() - t0
-    # on tables that are not networks a node costs an attacker LP per requirement, the tree
-    # sees few nodes and its round-and-prune rarely improves the root's incumbent; there a
-    # restricted search around it pays (hier13x7x7d: 11,022 -> 10,697 at 150 s), on 2-D
-    # tables it only costs time (docs/bench/history.md). Only around a converged root: an
-    # unconverged LP point guides it no better than the incumbent alone, and the time goes
-    # to SCIP's root separation (hier13: 71 s of 300 found nothing)
-    search = neighbourhood and oracle.network is None and converged
-
-    # balls around the sensitive cells, the rest of the pattern fixed (hier13x7x7d at 300 s:
-    # 11,347 -> 10,598 in 60 s), then the support (-> 10,268; a ball sweep after it found
-    # nothing more); in a second process beside the tree where there is a core for it and
-    # time to start it, which then also runs patterns guided by SCIP's LP points
     searcher = None
-    if (neighbourhood and oracle.network is None and best["y"] is not None
-            and inst.protected.size and best["upper"] > best["lower"] + 1e-9):
+    if beside and inst.protected.size and best["upper"] > best["lower"] + 1e-9:
         searcher = _start_search_process(inst, best, root_y, found, separation=separation,
-                                         processes=processes, time_limit=time_limit,
-                                         deadline=deadline, neighbourhoods=search)
+                                         time_limit=time_limit, deadline=deadline,
+                                         support=search)
     if searcher is None and search and best["upper"] > best["lower"] + 1e-9:
         t0 = time.perf_counter()
         timings.update(search_neighbourhoods(
@@ -380,21 +382,26 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                    num_root_cuts=len(root_cuts), final_audit=final_audit)
 
 
-def _start_search_process(inst, best, root_y, found, *, separation, processes, time_limit,
-                          deadline, neighbourhoods: bool) -> SearchProcess | None:
-    """The searches of :func:`search_neighbourhoods` (if ``neighbourhoods``) and the
-    LP-guided patterns in a second process until the search's ``deadline``, the balls until
-    the support neighbourhood's share of the time limit is left; None where there is no
-    second core, not time enough, or no process starts."""
+def _two_processes(processes: int | None, time_limit: float | None) -> bool:
+    """Whether the searches get a process of their own: ``processes`` (default: the cores
+    this process may use, up to 2) and a time limit of :data:`SEARCH_PROCESS_FROM` or
+    more."""
     if processes is None:
         processes = min(2, available_processes())
-    if processes < 2 or time_limit is None or time_limit < SEARCH_PROCESS_FROM:
-        return None
+    return processes >= 2 and time_limit is not None and time_limit >= SEARCH_PROCESS_FROM
+
+
+def _start_search_process(inst, best, root_y, found, *, separation, time_limit, deadline,
+                          support: bool) -> SearchProcess | None:
+    """The LP-guided patterns and the searches of :func:`search_neighbourhoods` (the
+    support neighbourhood only if ``support``) in a second process until the search's
+    ``deadline``, the balls until the support neighbourhood's share of the time limit is
+    left; None where no process starts (the caller then searches in turn)."""
     to_wall = time.time() - time.perf_counter()
     job = SearchJob(instance=inst, incumbent=best["y"], root_y=root_y, patterns=tuple(found),
                     lower_bound=best["lower"], separation=separation, solve=solve_branch_and_cut,
                     balls_until=deadline - _NEIGHBOURHOOD_SHARE * time_limit + to_wall,
-                    until=deadline + to_wall, neighbourhoods=neighbourhoods)
+                    until=deadline + to_wall, support=support)
     try:
         return SearchProcess(job)
     except (OSError, ValueError) as error:

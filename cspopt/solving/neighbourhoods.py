@@ -51,6 +51,11 @@ SUPPORT_CELLS = 1 / 2
 #: the share of the candidates a ball frees (hier13x7x7d, 90 s from 11,347: 10,598 with
 #: 0.6, 10,701 with 0.45, 11,027-11,131 with 0.1-0.25)
 BALL_CELLS = 0.6
+#: balls are sized as shares of at most this many candidates: a ball of 350 free cells
+#: solves in 5-24 s on hier13x7x7d (587 candidates); on CSPLIB hier13 (1,900) balls of 0.6
+#: of all candidates found nothing in 204 s, of 0.15 (285 cells) 9,046,973 -> 8,651,366
+#: in 240 s
+BALL_SCALE = 600
 #: the longest a ball's restriction may take (hier13x7x7d's: 5-24 s each, two jobs at once;
 #: the sweep's path is chaotic in it: at 300 s it reached 10,268 with 30 s and 18 s, and
 #: stopped at 10,595 with 12 s and 20 s)
@@ -71,16 +76,17 @@ def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y:
                           patterns: list, *, solve: Callable[..., SolveResult],
                           offer: Callable[[str, np.ndarray], np.ndarray | None],
                           lower_bound: float, balls_until: float | None,
-                          support_seconds: float | None,
-                          until: float | None) -> dict[str, float]:
+                          support_seconds: float | None, until: float | None,
+                          interlude: Callable[[], np.ndarray | None] | None = None
+                          ) -> dict[str, float]:
     """Balls around the sensitive cells until ``balls_until`` (:func:`search_balls`), then the
     support neighbourhood of everything found (:func:`search_support`) for at most
     ``support_seconds`` and never past ``until``.
 
     Every cheaper pattern goes to ``offer(phase, y)`` (``phase`` ``"balls"`` or
     ``"neighbourhood"``), which returns it audited and cleaned, or None, and appends what
-    it accepts to ``patterns`` (every pattern found so far, the support's cells). Returns
-    the seconds each search took.
+    it accepts to ``patterns`` (every pattern found so far, the support's cells);
+    ``interlude`` goes to :func:`search_balls`. Returns the seconds each search took.
     """
     t0 = time.perf_counter()
     best = [incumbent]
@@ -91,7 +97,8 @@ def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y:
             best.append(cleaned)
         return cleaned
 
-    search_balls(inst, incumbent, solve=solve, offer=offer_ball, until=balls_until)
+    search_balls(inst, incumbent, solve=solve, offer=offer_ball, until=balls_until,
+                 interlude=interlude)
     t1 = time.perf_counter()
     support_until = (until if support_seconds is None
                      else min(math.inf if until is None else until, t1 + support_seconds))
@@ -142,7 +149,8 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
 def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                  solve: Callable[..., SolveResult],
                  offer: Callable[[np.ndarray], np.ndarray | None], until: float | None,
-                 seed: int = 0) -> int:
+                 seed: int = 0,
+                 interlude: Callable[[], np.ndarray | None] | None = None) -> int:
     """Re-solve the incumbent inside balls around the sensitive cells, growing the balls at
     each local optimum (variable neighbourhood search, Mladenović & Hansen 1997), until the
     largest balls find nothing better or ``until`` passes.
@@ -151,13 +159,16 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
     dearest suppressions of the incumbent: where a cheaper pattern is likeliest (CSPLIB
     hier13x7x7d, 90 s from 11,347: 10,598 in this order, 10,794 in a random one, both with
     balls of 360 cells). A ball (:func:`relation_ball`) frees :data:`BALL_CELLS` of the
-    candidates at first; when every cell has been a centre since the last improvement, or
-    :data:`STALLED_BALLS` balls in a row found nothing better, balls grow by
+    candidates (of at most :data:`BALL_SCALE` of them) at first; when every cell has been a
+    centre since the last improvement, or :data:`STALLED_BALLS` balls in a row found
+    nothing better, balls grow by
     :data:`BALL_GROWTH` up to :data:`BALL_CELLS_MAX`. A ball's restriction
     (:class:`~cspopt.models.interval.FixedOutside`) starts from the incumbent and gets at
     most :data:`BALL_SECONDS`. A cheaper pattern goes to ``offer`` (over
     ``inst.candidates``), which returns it audited and cleaned, or None; that becomes the
-    incumbent. Returns the number of balls solved.
+    incumbent. ``interlude``, called before each ball, may return a cheaper pattern found
+    otherwise (cleaned), which then becomes the incumbent. Returns the number of balls
+    solved.
     """
     table = inst.table
     weights = inst.weights[inst.candidates]
@@ -180,6 +191,10 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
         remaining = None if until is None else until - time.perf_counter()
         if remaining is not None and remaining <= 0:
             break
+        better = None if interlude is None else interlude()
+        if better is not None and weights @ better < cost - 1e-9:
+            best, cost = better, float(weights @ better)
+            untried[:], stalled = True, 0
         if not untried.any() or stalled >= STALLED_BALLS:  # a local optimum at this size
             if share >= BALL_CELLS_MAX:
                 break
@@ -192,7 +207,8 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
         untried[k] = False
         solved += 1
         region = relation_ball(by_cell, by_relation, int(inst.protected[k]), eligible,
-                               max(1, int(share * inst.candidates.size)), rng)
+                               max(1, int(share * min(inst.candidates.size, BALL_SCALE))),
+                               rng)
         local = FixedOutside(table, region, inst.candidates[best > 0.5])
         local_table, must_publish = local.apply(published)
         found = _restricted(solve, local_table, weights=inst.weights,

@@ -4,18 +4,18 @@ On tables that are not networks the branch-and-cut has two jobs that compete for
 the searches of :mod:`cspopt.solving.neighbourhoods` lower the incumbent, SCIP's tree raises
 the bound, and in turn each gets only a share of the time limit. With a second core the
 searches run in a child process for the whole time while the tree runs in the caller's (as
-concurrent MIP solvers run a portfolio). Where the root LP did not converge (CSPLIB hier13:
-an unconverged point guides the searches no better than the incumbent) the child runs
-instead, and after them, tau-ARGUS' sequential heuristic (the incremental attacker priced by
-an LP point, :func:`~cspopt.heuristics.incremental.lp_guided_attacker`) from the latest
-point of SCIP's LP the parent sends: the engine runs it every 100 LPs, here it costs the tree
-nothing (hier13 from the root point at 100 s and 200 s of SCIP: 8,749,457 and 8,593,525
-against the first LP point's 9,046,973). Each pattern the child finds comes back over a
-pipe; the parent checks it with its own oracle before it becomes the incumbent (a child is
-a solver like any other: its word is not a proof), and the pattern passes the final audit
-like every other. CSPLIB hier13x7x7d at 300 s, the two jobs side by side on two cores: balls
-10,148 and the tree's bound 9,221 (9.1 %), against 10,257 / 9,194 (10.4 %) in turn
-(docs/bench/history.md, sixteenth session).
+concurrent MIP solvers run a portfolio). CSPLIB hier13x7x7d at 300 s: 10,048 / 9,239 (8.0 %)
+against 10,257 / 9,194 (10.4 %) in turn. There the balls run also where the root LP did not
+converge (CSPLIB hier13; in turn they took the tree's time), the support neighbourhood only
+where it did. Before them the child runs tau-ARGUS' sequential heuristic (the incremental
+attacker priced by an LP point, :func:`~cspopt.heuristics.incremental.lp_guided_attacker`)
+from the root's point, and after them from the latest point of SCIP's LP the parent sends:
+the engine runs it every 100 LPs, here it costs the tree nothing (hier13 from SCIP's point
+after 100 s and 200 s: 8,749,457 and 8,593,525 against the first LP point's 9,046,973).
+Each pattern the child finds comes back over a pipe; the parent checks it with its own
+oracle before it becomes the incumbent (a child is a solver like any other: its word is not
+a proof), and the pattern passes the final audit like every other (docs/bench/history.md,
+sixteenth session).
 
 The child is a fresh interpreter running :func:`_child_main`, not a fork
 (which would copy HiGHS's thread pool in whatever state it is in) nor multiprocessing's
@@ -55,6 +55,10 @@ log = logging.getLogger(__name__)
 _EXIT_SECONDS = 5.0
 #: the parent sends an LP point at most this often (a guided pattern on hier13 takes 35 s)
 POINT_SECONDS = 5.0
+#: between balls, a guided pattern from SCIP's latest point once the balls have had this
+#: multiple of the last guided pattern's time (hier13 at 300 s: balls alone stall at
+#: 8,651,366 at 160 s; guided patterns alone reach 8,143,799-8,318,964)
+GUIDED_SPACING = 2.0
 
 
 def available_processes() -> int:
@@ -66,13 +70,14 @@ def available_processes() -> int:
 
 @dataclass(frozen=True)
 class SearchJob:
-    """What the child searches: around ``incumbent`` (0/1 over ``instance.candidates``),
-    with the root LP's point ``root_y`` and every pattern found so far, balls until
-    ``balls_until`` and the support neighbourhood after them (``neighbourhoods``), then
-    patterns guided by the LP points the parent sends, until ``until`` (both wall-clock
-    times, :func:`time.time`, the clock the two processes share); ``separation`` as the
-    parent's oracle; ``solve`` solves the searches' restrictions (the branch-and-cut, a
-    module-level function: pickled by name)."""
+    """What the child searches: a pattern guided by the root LP's point ``root_y``, then
+    around the best of it and ``incumbent`` (0/1 over ``instance.candidates``) with every
+    pattern found so far, balls until ``balls_until`` and the support neighbourhood after
+    them (if ``support``: the root LP converged), then patterns guided by the LP points the
+    parent sends, until
+    ``until`` (both wall-clock times, :func:`time.time`, the clock the two processes
+    share); ``separation`` as the parent's oracle; ``solve`` solves the searches'
+    restrictions (the branch-and-cut, a module-level function: pickled by name)."""
 
     instance: IntervalInstance
     incumbent: np.ndarray
@@ -83,7 +88,7 @@ class SearchJob:
     solve: Callable[..., SolveResult]
     balls_until: float
     until: float
-    neighbourhoods: bool = True
+    support: bool = True
 
 
 class SearchProcess:
@@ -179,41 +184,57 @@ class SearchProcess:
 
 
 def _search(job: SearchJob, send, next_point) -> None:
-    """The child's work: the neighbourhood searches, then a pattern guided by each new LP
-    point (``next_point(timeout)``: the latest point the parent sent, or None), every
-    cheaper pattern checked and cleaned by the child's own oracle, then sent."""
+    """The child's work: a pattern guided by the root's LP point, the neighbourhood searches
+    from the best pattern so far, then a pattern guided by each new LP point
+    (``next_point(timeout)``: the latest point the parent sent, or None), every cheaper
+    pattern checked and cleaned by the child's own oracle, then sent."""
     inst = job.instance
     oracle = CapacityOracle(inst, method=job.separation)
     weights = inst.weights[inst.candidates]
     clock = time.perf_counter() - time.time()  # wall-clock times to this process's clock
     until = job.until + clock
     patterns = list(job.patterns)
-    best = [float(weights @ job.incumbent)]
+    best = [job.incumbent]
 
     def offer(phase: str, y: np.ndarray, guide: np.ndarray = job.root_y) -> np.ndarray | None:
         if not oracle.separate(y, decide=True)[0]:
             return None
         cleaned = oracle.prune(y, np.lexsort((-weights, guide)), until)  # least wanted first
         patterns.append(cleaned)
-        if float(weights @ cleaned) < best[0] - 1e-9:
-            best[0] = float(weights @ cleaned)
+        if weights @ cleaned < weights @ best[-1] - 1e-9:
+            best.append(cleaned)
             send(("pattern", cleaned))
         return cleaned
 
-    if job.neighbourhoods:
-        search_neighbourhoods(inst, job.incumbent, job.root_y, patterns,
-                              solve=job.solve, offer=offer,
-                              lower_bound=job.lower_bound,
-                              balls_until=job.balls_until + clock, support_seconds=None,
-                              until=until)
-    while (left := until - time.perf_counter()) > 0:
-        point = next_point(left)
-        if point is None:
-            continue
+    spent = [0.0, time.perf_counter()]  # the last guided pattern's seconds, its end
+
+    def guided_by(point: np.ndarray) -> np.ndarray | None:
+        """The pattern ``point`` guides, if it is the cheapest so far."""
+        before, started = best[-1], time.perf_counter()
         guided = lp_guided_attacker(inst, point, deadline=until)
         if guided is not None:
             offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided)
                   .astype(float), point)
+        spent[:] = time.perf_counter() - started, time.perf_counter()
+        return None if best[-1] is before else best[-1]
+
+    def between_balls() -> np.ndarray | None:
+        """A guided pattern from SCIP's latest point, when the balls have had twice the
+        time the last one took since it ended."""
+        if time.perf_counter() - spent[1] < GUIDED_SPACING * spent[0]:
+            return None
+        point = next_point(0.0)
+        return None if point is None else guided_by(point)
+
+    guided_by(job.root_y)
+    search_neighbourhoods(inst, best[-1], job.root_y, patterns, solve=job.solve, offer=offer,
+                          lower_bound=job.lower_bound, balls_until=job.balls_until + clock,
+                          support_seconds=None if job.support else 0.0, until=until,
+                          interlude=between_balls)
+    while (left := until - time.perf_counter()) > 0:
+        point = next_point(left)
+        if point is not None:
+            guided_by(point)
 
 
 def _child_main() -> None:
