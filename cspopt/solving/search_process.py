@@ -97,6 +97,8 @@ class SearchProcess:
     then how long it ran.
 
     Raises :class:`OSError` when no child can be started (the caller then searches in turn).
+    The job and the points are written by a thread of their own, the child's messages read
+    by another.
     """
 
     def __init__(self, job: SearchJob):
@@ -108,38 +110,49 @@ class SearchProcess:
             [sys.executable, "-c", f"from {__name__} import _child_main; _child_main()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self._messages: queue.Queue = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        # the latest LP point not yet written (None: stop writing)
+        self._outbox: queue.Queue = queue.Queue(maxsize=1)
         self.seconds = 0.0
         self._last_point = -math.inf
-        try:
-            self._send(job)
-        except OSError:
-            self.stop()
-            raise
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._writer = threading.Thread(target=self._write, args=(job,), daemon=True)
+        self._reader.start()
+        self._writer.start()
 
-    def _send(self, message) -> None:
-        pickle.dump(message, self._child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        self._child.stdin.flush()
+    def _write(self, job: SearchJob) -> None:
+        """Write the job, then each LP point, to the child's stdin (a thread of its own: a
+        child busy in C code does not read, and the tree must not wait for it)."""
+        message = job
+        while message is not None:
+            try:
+                pickle.dump(message, self._child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self._child.stdin.flush()
+            except (OSError, ValueError):  # the child ended, or stop() closed the pipe
+                return
+            message = self._outbox.get()
 
     def send_point(self, y: np.ndarray) -> None:
         """Give the child an LP point (over the candidates) to guide its next pattern, at
-        most one every :data:`POINT_SECONDS`; it keeps only the latest. A child that has
-        ended is not an error."""
+        most one every :data:`POINT_SECONDS`; an older one not yet written is dropped."""
         now = time.perf_counter()
-        if now - self._last_point >= POINT_SECONDS and self.running:
+        if now - self._last_point >= POINT_SECONDS:
             self._last_point = now
-            try:
-                self._send(np.asarray(y, float))
-            except OSError:
-                pass
+            self._post(np.asarray(y, float))
+
+    def _post(self, message) -> None:
+        """Leave ``message`` for the writer in place of one it has not taken yet."""
+        try:
+            self._outbox.get_nowait()
+        except queue.Empty:
+            pass
+        self._outbox.put_nowait(message)
 
     def _read(self) -> None:
         """Move the child's messages to the queue until its pipe closes."""
         try:
             while True:
                 self._messages.put(pickle.load(self._child.stdout))
-        except (EOFError, OSError, pickle.UnpicklingError):
+        except (EOFError, OSError, ValueError, pickle.UnpicklingError):
             pass
 
     def patterns(self) -> list[np.ndarray]:
@@ -162,8 +175,13 @@ class SearchProcess:
         return self._child.poll() is None
 
     def stop(self) -> None:
-        """End the child (closing its stdin, then killing it if it lingers)."""
-        if self._child.poll() is None:
+        """End the child: close its stdin (it exits when it sees that), or kill it where it
+        lingers or does not read."""
+        self._post(None)
+        self._writer.join(_EXIT_SECONDS)
+        if self._writer.is_alive():  # blocked writing to a child that does not read
+            self._child.kill()
+        elif self._child.poll() is None:
             try:
                 self._child.stdin.close()
             except OSError:
@@ -172,8 +190,14 @@ class SearchProcess:
                 self._child.wait(_EXIT_SECONDS)
             except subprocess.TimeoutExpired:
                 self._child.kill()
-                self._child.wait()
-        self._reader.join(_EXIT_SECONDS)
+        self._child.wait()
+        self._writer.join()
+        self._reader.join(_EXIT_SECONDS)  # it reads to the end of the pipe the child closed
+        for pipe in (self._child.stdin, self._child.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
         self.seconds = time.perf_counter() - self._started
 
     def __enter__(self) -> SearchProcess:
