@@ -397,7 +397,8 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
         assert inst.weights[pattern].sum() >= optimum - 1e-9
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     inst = build_interval_instance(table)
-    _, y, _, _ = capacity_lp(inst, CapacityOracle(inst), time_limit=20)
+    # the branch-and-cut's root point (no bridgeless cuts: it converges in seconds)
+    _, y, _, _ = capacity_lp(inst, CapacityOracle(inst), time_limit=20, bridgeless=False)
     guided, plain = lp_guided_attacker(inst, y), incremental_attacker(inst)
     assert audit(table, guided, requirement="interval", cells="sensitive").protected
     assert inst.weights[guided].sum() < inst.weights[plain].sum()
@@ -413,7 +414,8 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     from cspopt.solving.neighbourhoods import search_support
 
     def search(inst, until, time_limit=None):
-        _, y, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"), time_limit=time_limit)
+        _, y, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"), time_limit=time_limit,
+                                 bridgeless=False)  # the branch-and-cut's root point
         guided = lp_guided_attacker(inst, y)
         start = np.isin(inst.candidates, guided).astype(float)
         return start, search_support(inst, y, [start], start, solve=solve_branch_and_cut,
@@ -435,7 +437,7 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     assert searched >= 5
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     inst = build_interval_instance(table)
-    start, found = search(inst, time.perf_counter() + 60, time_limit=20)
+    start, found = search(inst, time.perf_counter() + 35, time_limit=20)
     weights = inst.weights[inst.candidates]
     assert found is not None and weights @ found < weights @ start
     assert audit(table, inst.candidates[found > 0.5], requirement="interval",
