@@ -11,6 +11,7 @@ from oracles import brute_force_interval, tiny_interval_tables
 import cspopt.solving.branch_and_cut as branch_and_cut
 from cspopt import audit
 from cspopt.bounds.capacity import capacity_lp
+from cspopt.heuristics.incremental import lp_guided_attacker
 from cspopt.io import read_table
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.solving import solve_branch_and_cut
@@ -101,4 +102,28 @@ def test_a_solve_with_the_search_process_returns_an_audited_pattern(shared_insta
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     result = solve_branch_and_cut(table, time_limit=20, processes=2)
     assert "search_process" in result.timings and "balls" not in result.timings
+    assert result.audit.protected and result.lower_bound <= result.objective
+
+
+def test_a_search_process_that_cannot_start_leaves_the_searches_in_turn(shared_instances,
+                                                                         monkeypatch, caplog):
+    """No child (here: starting one fails): the root's LP-guided pattern (and the searches,
+    where the root converged) run in this process, and the pattern passes the audit."""
+    def refuse(job):
+        raise OSError("no processes here")
+
+    guided = []
+
+    def counted(*args, **options):
+        guided.append(1)
+        return lp_guided_attacker(*args, **options)
+
+    monkeypatch.setattr(branch_and_cut, "SEARCH_PROCESS_FROM", 10.0)
+    monkeypatch.setattr(branch_and_cut, "SearchProcess", refuse)
+    monkeypatch.setattr(branch_and_cut, "lp_guided_attacker", counted)
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    with caplog.at_level(logging.WARNING):
+        result = solve_branch_and_cut(table, time_limit=10, processes=2)
+    assert "no search process (no processes here)" in caplog.text
+    assert "search_process" not in result.timings and guided  # the root's guided pattern
     assert result.audit.protected and result.lower_bound <= result.objective

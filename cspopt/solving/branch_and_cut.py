@@ -289,8 +289,12 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     # first and then from SCIP's (hier13: the tree gets the 33 s the root's took)
     beside = (neighbourhood and oracle.network is None and best["y"] is not None
               and _two_processes(processes, time_limit))
-    if (not beside and ny and inst.protected.size
-            and best["upper"] > best["lower"] + 1e-9):
+
+    def root_guided() -> None:
+        """The pattern the root's LP point guides (SP on networks, else the incremental
+        attacker), offered as an incumbent."""
+        if not (ny and inst.protected.size and best["upper"] > best["lower"] + 1e-9):
+            return
         until = phase_end(time.perf_counter(), HEURISTIC_SHARE)
         guided = network_heuristic(inst, oracle, until, lp_guided_costs(inst, root_y))
         if guided is None:
@@ -299,6 +303,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                 inst.table, inst.candidates, guided).astype(float)
         if guided is not None:
             offer("lp-guided", guided, lp_order, until)
+
+    if not beside:
+        root_guided()
     timings["root_heuristic"] = time.perf_counter() - t0 - timings["root_lp"]
     # where one sensitive cell carries most of the bound (the grand total of a GenSup class
     # II table), its exact protection alone bounds better than the tree (60x40 seed 1:
@@ -325,6 +332,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         searcher = _start_search_process(inst, best, root_y, found, separation=separation,
                                          time_limit=time_limit, deadline=deadline,
                                          support=search)
+        if searcher is None:  # the child would have run it: it runs here, as in turn
+            root_guided()
     if searcher is None and search and best["upper"] > best["lower"] + 1e-9:
         t0 = time.perf_counter()
         timings.update(search_neighbourhoods(
@@ -655,6 +664,15 @@ class _CapacityHandler(Conshdlr):
             self.model.addVarLocksType(var, locktype, nlockspos, nlocksneg)
 
 
+def _try_pattern(heuristic: Heur, variables, y: np.ndarray) -> bool:
+    """Offer SCIP the 0/1 point ``y`` as ``heuristic``'s solution, in the original space
+    (presolve may have fixed some ``y``); True if SCIP accepts it."""
+    sol = heuristic.model.createOrigSol(heuristic)
+    for var, value in zip(variables, y.tolist()):
+        heuristic.model.setSolVal(sol, var, value)
+    return bool(heuristic.model.trySol(sol))
+
+
 class _RoundAndPrune(Heur):
     """Fischetti & Salazar's node heuristic, simplified: suppress every cell the LP point
     uses, then drop cells in increasing LP value while everything stays protected. The LP
@@ -683,10 +701,7 @@ class _RoundAndPrune(Heur):
         pruned = self.oracle.prune(rounded, np.lexsort((-self.weights, y_lp)))
         if self.weights @ pruned >= best - 1e-9:
             return {"result": SCIP_RESULT.DIDNOTFIND}
-        sol = self.model.createOrigSol(self)  # presolve may have fixed some y
-        for var, value in zip(self.handler.variables, pruned.tolist()):
-            self.model.setSolVal(sol, var, value)
-        accepted = self.model.trySol(sol)
+        accepted = _try_pattern(self, self.handler.variables, pruned)
         if accepted:
             self.last_success = self.calls
         return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
@@ -704,10 +719,7 @@ class _Arrivals(Heur):
     def heurexec(self, heurtiming, nodeinfeasible):
         result = SCIP_RESULT.DIDNOTFIND
         for y in self.arrivals():
-            sol = self.model.createOrigSol(self)
-            for var, value in zip(self.variables, y.tolist()):
-                self.model.setSolVal(sol, var, value)
-            if self.model.trySol(sol):
+            if _try_pattern(self, self.variables, y):
                 result = SCIP_RESULT.FOUNDSOL
         return {"result": result}
 
