@@ -192,24 +192,8 @@ def test_relation_cuts_hold_at_every_protecting_pattern():
     nothing (capped, where the attacker LP's rooms are not; on tables with a network form
     both are capped); networks get none (minimum cuts cap already)."""
     rng = np.random.default_rng(5)
-    tables = [(t, None) for t in tiny_interval_tables(seed=4, count=8, max_free=8)]
-    while len(tables) < 16:
-        sensitive = rng.random((2, 2, 2)) < 0.25
-        if not sensitive.any():
-            continue
-        cube = cube_table(rng.integers(1, 20, (2, 2, 2)), sensitive, "value", 0.3, 1.0)
-        cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
-        others = np.flatnonzero(~cube.sensitive)
-        tables.append((cube, rng.choice(others, others.size - 7, replace=False)))
     checked = 0
-    for table, published in tables:
-        inst = build_interval_instance(table, must_publish=published, preprocessing=False)
-        ny = inst.candidates.size
-        if not inst.protected.size or not ny:
-            continue
-        safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
-                if audit(table, inst.candidates[y > 0.5], requirement="interval",
-                         cells="sensitive").protected]
+    for table, published, inst, safe in _enumerated_tables(rng):
         oracle = CapacityOracle(inst, method="lp")
         cuts = oracle.relation_cuts()
         for cut in cuts:
@@ -231,6 +215,60 @@ def test_relation_cuts_hold_at_every_protecting_pattern():
         y = rng.random(inst.candidates.size) * rng.uniform(0.01, 0.5)
         beyond += any(cut.activity(y) < 1 - 1e-6 for cut in cuts) and not oracle.separate(y)[1]
     assert beyond >= 1
+
+
+def _enumerated_tables(rng):
+    """``(table, published, instance, protecting patterns)``: tiny 2-D tables and 3-D tables
+    with a-priori upper bounds of 1e6, as the CSPLIB tables, most cells published, so that
+    every pattern of the rest is enumerated."""
+    tables = [(t, None) for t in tiny_interval_tables(seed=4, count=8, max_free=8)]
+    while len(tables) < 16:
+        sensitive = rng.random((2, 2, 2)) < 0.25
+        if not sensitive.any():
+            continue
+        cube = cube_table(rng.integers(1, 20, (2, 2, 2)), sensitive, "value", 0.3, 1.0)
+        cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
+        others = np.flatnonzero(~cube.sensitive)
+        tables.append((cube, rng.choice(others, others.size - 7, replace=False)))
+    for table, published in tables:
+        inst = build_interval_instance(table, must_publish=published, preprocessing=False)
+        ny = inst.candidates.size
+        if not inst.protected.size or not ny:
+            continue
+        safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
+                if audit(table, inst.candidates[y > 0.5], requirement="interval",
+                         cells="sensitive").protected]
+        yield table, published, inst, safe
+
+
+def test_relation_bridgeless_cuts_hold_at_every_minimal_pattern():
+    """The single-relation bridgeless cuts ``y_i <= sum_{j in r, j != i} y_j`` cut off only
+    patterns with a computable suppression: every protecting pattern, made minimal, still
+    protects and meets them all, and the root bound they start stays at most the optimum;
+    with the rest of its relation published, the audit finds each cut's cell computable."""
+    checked = 0
+    for table, _, inst, safe in _enumerated_tables(np.random.default_rng(5)):
+        oracle = CapacityOracle(inst, method="lp")
+        cuts = oracle.relation_bridgeless_cuts()
+        # a sensitive cell left out of the requirements (a search's sub-instance) stays
+        # suppressed: it holds its relations open as a protected one does
+        part = inst.keep(np.arange(inst.protected.size) > 0)
+        for s in safe:
+            for minimal in (inst.minimal(s), part.minimal(s)):
+                assert np.all(minimal <= s)
+                assert audit(table, inst.candidates[minimal > 0.5], requirement="interval",
+                             cells="sensitive").protected
+            assert all(cut.activity(inst.minimal(s)) >= -1e-9 for cut in cuts)
+        for cut in cuts:
+            assert cut.rhs == 0.0 and inst.candidates[cut.candidates[-1]] == cut.cell
+            pattern = np.setdiff1d(inst.candidates, inst.candidates[cut.candidates[:-1]])
+            cell = audit(table, pattern, requirement="interval").cell(cut.cell)
+            assert not cell.can_decrease and not cell.can_increase
+        checked += len(cuts)
+        bound = capacity_lp(inst, CapacityOracle(inst, method="lp"), max_rounds=50)[0]
+        weights = inst.weights[inst.candidates]
+        assert bound <= min((weights @ s for s in safe), default=math.inf) + 1e-6
+    assert checked >= 40
 
 
 def test_bridgeless_cuts_only_cut_off_computable_suppressions():

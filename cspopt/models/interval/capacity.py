@@ -738,6 +738,49 @@ class CapacityOracle:
                     cuts.append(cut)
         return cuts
 
+    def relation_bridgeless_cuts(self) -> list[CapacityCut]:
+        """The bridgeless cut of every candidate through each relation of it:
+        ``y_i <= sum_{j in r, j != i} y_j`` (:meth:`bridgeless_cuts` with the blocking set
+        read off one relation instead of an LP), for the first master.
+
+        With the other cells of ``r`` published, ``r`` computes ``i``; some optimal pattern
+        suppresses no computable cell, so these cuts are valid for the bound, not for every
+        pattern (:meth:`~cspopt.models.interval.IntervalInstance.minimal` drops what they
+        cut off). Relations through a sensitive cell (``y = 1``) give none, nor does a cell
+        whose deviation class has another member in ``r`` (their moves may cancel there).
+        They lift the LP where a fractional ``y`` suppresses a cell of a relation whose
+        other cells it barely uses: CSPLIB hier13's root after 120 s, 1.19 -> 3.08 million;
+        hier13x7x7d's root, with the separated bridgeless cuts after it, converges in 6 s
+        instead of 85 s (8,909 against 8,920). Tables that are not networks, as
+        :meth:`bridgeless_cuts`.
+        """
+        if not self.has_bridgeless:
+            return []
+        inst = self.inst
+        relations = inst.relations.tocsr()
+        candidate_of = np.cumsum(self.is_candidate) - 1
+        cls = np.full(self.num_free, -1)
+        cls[self.is_candidate] = inst.candidate_class
+        cuts: list[CapacityCut] = []
+        seen: set[tuple[int, ...]] = set()
+        for row in range(relations.shape[0]):
+            cells = relations.indices[relations.indptr[row]:relations.indptr[row + 1]]
+            if not self.is_candidate[cells].all():
+                continue
+            cells = cells[cls[cells] >= 0]  # never deviating: y = 0
+            for i in cells.tolist():
+                if (cls[cells] == cls[i]).sum() > 1:
+                    continue  # the class may cancel in r: r need not compute it
+                others = candidate_of[cells[cells != i]]
+                key = (int(candidate_of[i]), *sorted(others.tolist()))
+                if key in seen:
+                    continue
+                seen.add(key)
+                cuts.append(CapacityCut(int(inst.free[i]), "bridgeless",
+                                        np.r_[others, candidate_of[i]],
+                                        np.r_[np.ones(others.size), -1.0], 0.0, rhs=0.0))
+        return cuts
+
     def bridgeless_cuts(self, y_candidates: np.ndarray, *, limit: int = 50,
                         min_violation: float = 1e-6) -> list[CapacityCut]:
         """Bridgeless cuts violated by ``y`` (Fischetti & Salazar-Gonzalez 1999; tau-ARGUS'

@@ -152,12 +152,30 @@ class IntervalInstance:
 
     def minimal(self, y_candidates: np.ndarray) -> np.ndarray:
         """``y`` without suppressions no completion can move: candidates whose deviation
-        class has a published member or never deviates. Protection is unchanged and the
-        result meets :meth:`candidate_bounds` and :meth:`linked_pairs` if ``y`` protects."""
+        class has a published member or never deviates, and, until none is left, those that
+        a relation computes (its only suppressed cell). Protection is unchanged, and the
+        result meets :meth:`candidate_bounds`, :meth:`linked_pairs` and the single-relation
+        bridgeless cuts (:meth:`CapacityOracle.relation_bridgeless_cuts`) if ``y``
+        protects."""
         cls = self.candidate_class
-        published = cls[np.asarray(y_candidates) < 0.5]
-        keep = (np.asarray(y_candidates) > 0.5) & (cls >= 0) & ~np.isin(cls, published)
-        return keep.astype(float)
+        keep = np.asarray(y_candidates) > 0.5
+        at = np.searchsorted(self.free, self.candidates)
+        while True:
+            keep &= (cls >= 0) & ~np.isin(cls, cls[~keep])
+            suppressed = np.ones(self.free.size)  # sensitive cells, protected or not
+            suppressed[at] = keep
+            lone = self._incidence @ suppressed == 1
+            computable = (self._incidence[lone].T @ np.ones(int(lone.sum())))[at] > 0
+            if not (computable & keep).any():
+                return keep.astype(float)
+            keep &= ~computable
+
+    @functools.cached_property
+    def _incidence(self) -> sp.csr_matrix:
+        """Which free cells each relation holds (relations x free cells, 0/1)."""
+        incidence = self.relations.copy().tocsr()
+        incidence.data = (incidence.data != 0).astype(float)
+        return incidence
 
     def keep(self, mask: np.ndarray) -> IntervalInstance:
         """The instance protecting only ``protected[mask]`` (cells still exposed); the others
