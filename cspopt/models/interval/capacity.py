@@ -762,23 +762,29 @@ class CapacityOracle:
         cls = np.full(self.num_free, -1)
         cls[self.is_candidate] = inst.candidate_class
         cuts: list[CapacityCut] = []
-        seen: set[tuple[int, ...]] = set()
+        seen: set[tuple[int, ...]] = set()  # relations with the same cells give the same cuts
+        coefficients: dict[int, np.ndarray] = {}
         for row in range(relations.shape[0]):
             cells = relations.indices[relations.indptr[row]:relations.indptr[row + 1]]
             if not self.is_candidate[cells].all():
                 continue
             cells = cells[cls[cells] >= 0]  # never deviating: y = 0
-            for i in cells.tolist():
-                if (cls[cells] == cls[i]).sum() > 1:
-                    continue  # the class may cancel in r: r need not compute it
-                others = candidate_of[cells[cells != i]]
-                key = (int(candidate_of[i]), *sorted(others.tolist()))
-                if key in seen:
-                    continue
-                seen.add(key)
-                cuts.append(CapacityCut(int(inst.free[i]), "bridgeless",
-                                        np.r_[others, candidate_of[i]],
-                                        np.r_[np.ones(others.size), -1.0], 0.0, rhs=0.0))
+            key = tuple(sorted(cells.tolist()))
+            if len(cells) < 2 or key in seen:
+                continue
+            seen.add(key)
+            n = len(cells)
+            # row k: the other cells, then cell k (its own class alone in r, else no cut)
+            rows = np.empty((n, n), dtype=np.int64)
+            rows[:, :-1] = np.broadcast_to(candidate_of[cells], (n, n))[
+                ~np.eye(n, dtype=bool)].reshape(n, n - 1)
+            rows[:, -1] = candidate_of[cells]
+            alone = (cls[cells][:, None] == cls[cells][None, :]).sum(axis=1) == 1
+            if n not in coefficients:
+                coefficients[n] = np.r_[np.ones(n - 1), -1.0]
+            cuts += [CapacityCut(int(inst.free[cells[k]]), "bridgeless", rows[k],
+                                 coefficients[n], 0.0, rhs=0.0)
+                     for k in np.flatnonzero(alone).tolist()]
         return cuts
 
     def bridgeless_cuts(self, y_candidates: np.ndarray, *, limit: int = 50,
