@@ -52,7 +52,7 @@ def test_bounds_are_valid_and_incumbents_safe(model):
                          integer=model == "PN").protected
 
 
-#: the 60x40 cases of the volume rule's test take 10-34 s each: benchmarks (``-m bench``)
+#: three 60x40 cases of the volume rule's test take 13-34 s each: benchmarks (``-m bench``)
 _LONG = pytest.mark.bench
 
 
@@ -68,10 +68,11 @@ _LONG = pytest.mark.bench
 def test_volume_rule_reaches_the_lp_bound(table, opts):
     """The issue's convergence criterion on Table 2-4 design tables, strictly: the bound
     after 200 iterations, with no stop on a proof (``cspopt bench lagrangian``: the whole
-    design; the three slowest cases run with ``-m bench``). Without the ascent (:func:`cspopt.bounds.dual._ascend`) set 1 40x20 seed 9 ended
-    1.3 %, set 2 (unit weights) 40x20 seed 2 4.5 % and 60x40 seed 3 5.1 % below; with the
-    step factor capped at 2, set 1 60x40 seed 0 ended 2.1 % and set 2 60x40 seed 0 7.7 %.
-    The halving rule stayed below the volume rule on all seven until the cut packing
+    design; the three slowest cases run with ``-m bench``). Without the ascent
+    (:func:`cspopt.bounds.dual._ascend`) set 1 40x20 seed 9 ended 1.3 %, set 2 (unit
+    weights) 40x20 seed 2 4.5 % and 60x40 seed 3 5.1 % below; with the step factor capped
+    at 2, set 1 60x40 seed 0 ended 2.1 % and set 2 60x40 seed 0 7.7 %. The halving rule
+    stayed below the volume rule on all seven until the cut packing
     (:mod:`cspopt.bounds.cut_packing`), which lifts both; its bound is checked as valid."""
     inst = build_instance(table, "P", **opts)
     oracle = PathOracle(inst)

@@ -77,7 +77,8 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     if deadline is None and time_limit is not None:
         deadline = started + time_limit
     ny = inst.candidates.size
-    # a first master of single-relation cuts where separation does not cap rooms
+    # a first master of single-relation cuts where separation does not cap rooms, and of
+    # single-relation bridgeless cuts (both: tables that are not networks)
     cuts = list(cuts) or oracle.relation_cuts() + oracle.relation_bridgeless_cuts()
     # deviation classes are suppressed whole (models.interval.linked)
     master = capacity_master(inst, cuts)

@@ -759,8 +759,7 @@ class CapacityOracle:
         inst = self.inst
         relations = inst.relations.tocsr()
         candidate_of = np.cumsum(self.is_candidate) - 1
-        cls = np.full(self.num_free, -1)
-        cls[self.is_candidate] = inst.candidate_class
+        cls = inst.deviation_class
         cuts: list[CapacityCut] = []
         seen: set[tuple[int, ...]] = set()  # relations with the same cells give the same cuts
         coefficients: dict[int, np.ndarray] = {}

@@ -164,8 +164,8 @@ class IntervalInstance:
             keep &= (cls >= 0) & ~np.isin(cls, cls[~keep])
             suppressed = np.ones(self.free.size)  # sensitive cells, protected or not
             suppressed[at] = keep
-            lone = self._incidence @ suppressed == 1
-            computable = (self._incidence[lone].T @ np.ones(int(lone.sum())))[at] > 0
+            lone = (self._incidence @ suppressed == 1).astype(float)
+            computable = (self._incidence.T @ lone)[at] > 0
             if not (computable & keep).any():
                 return keep.astype(float)
             keep &= ~computable
