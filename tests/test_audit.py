@@ -6,10 +6,12 @@ import math
 import numpy as np
 import pytest
 from conftest import INSTANCES
+from oracles import cube_table, tiny_interval_tables
 
 from cspopt import Table, audit, graph_audit
 from cspopt.errors import InputError, NotNetworkError, PatternError
 from cspopt.io.jj import read_jj
+from cspopt.table.generators import gensup_class2
 
 FIG1 = [[2, 3, 0], [1, 4, 1], [0, 5, 0]]
 FIG3 = [[2, 3, 0], [1, 4, 1], [0, 5, 1]]
@@ -171,6 +173,51 @@ def test_interval_requirements_including_sliding():
     bad = audit(wide, [1, 3, 4])
     assert not bad.protected and bad.cell(0).width_shortfall == pytest.approx(1)
     assert bad.cell(0).exact_protected
+
+
+def _interval_cases(rng):
+    """Tiny 2-D tables (some with sliding levels) and 3-D tables with random patterns, and
+    GenSup class II tables whose sensitive cells protect one another."""
+    for table in tiny_interval_tables(seed=11, count=40):
+        free = np.flatnonzero(~table.sensitive)
+        yield table, free[rng.random(free.size) < rng.uniform(0.1, 0.7)]
+    for _ in range(20):
+        sensitive = rng.random((3, 2, 2)) < 0.3
+        cube = cube_table(rng.integers(0, 20, (3, 2, 2)), sensitive, "value", 0.2, 1.0)
+        free = np.flatnonzero(~cube.sensitive)
+        yield cube, free[rng.random(free.size) < rng.uniform(0.1, 0.6)]
+    for size, seed in ((20, 1), (40, 2)):  # the second: all protected by the primaries
+        yield gensup_class2(size, size, seed=seed), ()
+
+
+def test_verdict_ranges_decide_as_the_exact_audit():
+    """``ranges="verdict"`` skips the sides completions found for other cells prove: same
+    verdict, same exposed cells with the same LP optima, and every end it does solve is the
+    exact one; on GenSup class II (sensitive cells protecting each other) far fewer LPs."""
+    rng = np.random.default_rng(8)
+    verdicts = set()
+    for table, pattern in _interval_cases(rng):
+        exact = audit(table, pattern, requirement="interval", cells="sensitive")
+        quick = audit(table, pattern, requirement="interval", cells="sensitive",
+                      ranges="verdict")
+        assert quick.protected == exact.protected and quick.exposed == exact.exposed
+        for got, want in zip(quick.cells, exact.cells):
+            assert got.protected == want.protected and got.cell == want.cell
+            assert (got.can_decrease, got.can_increase) == (
+                want.can_decrease, want.can_increase)
+            for end in ("low", "high"):
+                mine = getattr(got, end)
+                assert (math.isnan(mine) and got.protected) or mine == pytest.approx(
+                    getattr(want, end), abs=1e-6)
+        verdicts.add(exact.protected)
+        if table.num_cells > 400:
+            assert quick.num_solves < exact.num_solves / 4
+    assert verdicts == {False, True}
+    t = read_jj(INSTANCES / "ex1.jj")
+    with pytest.raises(InputError, match="ranges"):
+        audit(t, [4], ranges="some")
+    with pytest.raises(InputError, match="interval"):
+        audit(t, [4], requirement="exact", ranges="verdict")
 
 
 def test_audit_options_and_output():

@@ -11,7 +11,7 @@ import numpy as np
 from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
 from cspopt.errors import InputError
 
-__all__ = ["resolve_options", "judge_cell", "assemble"]
+__all__ = ["resolve_options", "judge_cell", "proven_cell", "assemble"]
 
 
 def resolve_options(table, requirement: str, integer: bool | None) -> tuple[str, bool]:
@@ -62,6 +62,18 @@ def judge_cell(table, cell: int, low: float, high: float, can_decrease: bool,
     protected = exact if requirement == "exact" else interval
     return CellAudit(cell, a, True, low, high, can_decrease, can_increase, req_low, req_high,
                      req_width, exact, interval, protected, short_low, short_high, short_width)
+
+
+def proven_cell(table, cell: int, low: float, high: float, can_decrease: bool,
+                can_increase: bool) -> CellAudit:
+    """The :class:`CellAudit` of sensitive ``cell`` whose interval requirement completions
+    have proven; ``low``/``high`` are the LP optima where solved, else ``nan``."""
+    a = float(table.values[cell])
+    return CellAudit(cell, a, True, low, high, can_decrease, can_increase,
+                     a - float(table.lower_protection[cell]),
+                     a + float(table.upper_protection[cell]),
+                     float(table.sliding_protection[cell]), can_decrease or can_increase,
+                     True, True)
 
 
 def assemble(table, mask: np.ndarray, cells: Sequence[CellAudit], *, requirement: str,

@@ -70,8 +70,8 @@ def interval_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[
                                     wall_limit=time_limit + PEER_GRACE,
                                     primary_cost=float(costs[table.sensitive].sum()))
         peer_pattern = [c for c in peer["suppressed"] if not table.sensitive[c]]
-        peer_safe = (audit(table, peer_pattern, requirement="interval",
-                           cells="sensitive").protected if peer["status"] in (
+        peer_safe = (audit(table, peer_pattern, requirement="interval", cells="sensitive",
+                           ranges="verdict").protected if peer["status"] in (
                                "optimal", "time_limit") else False)
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         ours = solve_branch_and_cut(table, time_limit=time_limit)

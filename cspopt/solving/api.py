@@ -310,7 +310,8 @@ def certify(
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
     if protection == "interval":
         options = _interval_instance_options(table, options)
-        checked = audit(table, pattern, requirement="interval", cells="sensitive")
+        checked = audit(table, pattern, requirement="interval", cells="sensitive",
+                        ranges="verdict")
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,
                                       mip_start=pattern if checked.protected else None,

@@ -205,7 +205,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             found.append(start)
             record("start", y=start)
         else:
-            exposed = audit(table, mip_start, requirement="interval", cells="sensitive").exposed
+            exposed = audit(table, mip_start, requirement="interval", cells="sensitive",
+                            ranges="verdict").exposed
             if exposed:
                 raise InputError("the given start pattern does not protect every sensitive "
                                  f"cell: it exposes {list(exposed)}")

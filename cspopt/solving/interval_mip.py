@@ -63,7 +63,8 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         start_pattern = incremental_attacker(inst, deadline=None if time_limit is None
                                              else started + HEURISTIC_SHARE * time_limit)
         timings["heuristic"] = time.perf_counter() - t0
-        if audit(table, start_pattern, requirement="interval", cells="sensitive").protected:
+        if audit(table, start_pattern, requirement="interval", cells="sensitive",
+                 ranges="verdict").protected:
             mip_start = start_pattern
             history.append(dict(iteration=0, time=time.perf_counter() - started,
                                 lower_bound=0.0, upper_bound=float(
@@ -166,7 +167,8 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         history.append(dict(iteration=round_, time=time.perf_counter() - started,
                             lower_bound=lower, upper_bound=float(
                                 inst.weights[list(suppressed)].sum()), phase="repair"))
-        checked = audit(inst.table, suppressed, requirement="interval", cells="sensitive")
+        checked = audit(inst.table, suppressed, requirement="interval", cells="sensitive",
+                        ranges="verdict")
         if checked.protected:
             return suppressed, termination, lower, checked
     completed = incremental_attacker(inst, suppressed=suppressed)

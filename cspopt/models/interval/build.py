@@ -17,7 +17,6 @@ import numpy as np
 
 from cspopt.audit import audit
 from cspopt.errors import InputError
-from cspopt.models.interval.capacity import CapacityOracle
 from cspopt.models.interval.instance import IntervalInstance, UpRoom
 from cspopt.models.interval.linked import deviation_classes
 from cspopt.models.suppression import suppression_options
@@ -63,16 +62,9 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
 
 
 def _exposed_by_primaries(inst: IntervalInstance) -> np.ndarray:
-    """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing).
-
-    Tables with a network form (2-D, and 2-D with one hierarchical dimension through
-    :func:`~cspopt.table.network.reduced_network`): the maximum flows of
-    :mod:`~cspopt.models.interval.capacity` (exact; the attacker LP of a network is
-    integral). Other tables: the interval audit of the primary pattern, which also judges
-    integer completions where the audit does.
-    """
-    oracle = CapacityOracle(inst)
-    if oracle.network is not None:
-        return ~oracle.protected_cells(np.zeros(inst.candidates.size))
-    exposed = audit(inst.table, (), requirement="interval", cells="sensitive").exposed
+    """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing): the
+    interval audit of the primary pattern, deciding each side with as few attacker LPs as
+    the completions found allow (``ranges="verdict"``)."""
+    exposed = audit(inst.table, (), requirement="interval", cells="sensitive",
+                    ranges="verdict").exposed
     return np.isin(inst.protected, np.array(exposed, dtype=np.int64))
