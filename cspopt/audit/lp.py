@@ -35,8 +35,13 @@ from collections.abc import Iterable
 import highspy
 import numpy as np
 
-from cspopt.audit.judge import (assemble, judge_cell, proven_cell, resolve_options,
-                                tolerance_for)
+from cspopt.audit.judge import (
+    assemble,
+    judge_cell,
+    proven_cell,
+    resolve_options,
+    tolerance_for,
+)
 from cspopt.audit.result import AuditResult
 from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, SolverError
