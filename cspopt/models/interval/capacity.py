@@ -597,13 +597,6 @@ class CapacityOracle:
             self._order.insert(0, k)
         return not exposed, cuts
 
-    def protected_cells(self, y_candidates: np.ndarray) -> np.ndarray:
-        """Exact verdict per protected cell at a 0/1 point (boolean array)."""
-        verdict = np.ones(self.inst.protected.size, dtype=bool)
-        verdict[self._judge_all(list(self._rows_of_cell), self._full(y_candidates), True, [],
-                                _DECIDING_VIOLATION)] = False
-        return verdict
-
     def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list,
                    min_violation: float, stop_after: int | None = None) -> list[int]:
         """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
