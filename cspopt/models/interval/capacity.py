@@ -197,7 +197,7 @@ class _Proofs:
 
 class _Support:
     """The network of the cells with ``y_i > 0`` (both arcs of each), in CSR form: parallel
-    arcs share one entry, ``entry_of_arc`` maps ``arcs`` to entries and ``sum_parallel``
+    arcs share one entry, ``entry_of_arc`` maps ``arcs`` to entries and :meth:`sum_parallel`
     adds their capacities. Built per separation; every arc's reverse is in it."""
 
     def __init__(self, num_nodes: int, arc_from: np.ndarray, arc_to: np.ndarray,
@@ -208,30 +208,45 @@ class _Support:
         key = arc_from[self.arcs] * num_nodes + arc_to[self.arcs]
         pairs, self.entry_of_arc = np.unique(key, return_inverse=True)
         self.num_nodes = num_nodes
+        self.num_entries = pairs.size
         self.indices = (pairs % num_nodes).astype(np.int32)
         self.entry_row = pairs // num_nodes
         self.indptr = np.searchsorted(self.entry_row, np.arange(num_nodes + 1)).astype(np.int32)
-        self.sum_parallel = sp.csr_matrix(
-            (np.ones(self.arcs.size), (self.entry_of_arc, np.arange(self.arcs.size))),
-            shape=(pairs.size, self.arcs.size))
         self.width = pairs.size + 2 * num_nodes  # entries of one copy in a _FlowBatch
+
+    def sum_parallel(self, units: np.ndarray) -> np.ndarray:
+        """Per row of ``units`` (copies x ``arcs``), the capacity of each entry."""
+        copies, size = units.shape[0], self.num_entries
+        index = self.entry_of_arc[None, :] + (np.arange(copies) * size)[:, None]
+        return np.bincount(index.ravel(), weights=units.ravel(),
+                           minlength=copies * size).reshape(copies, size)
+
+    @functools.cached_property
+    def by_head(self) -> np.ndarray:
+        """The entries ordered by head node (then tail)."""
+        return np.lexsort((self.entry_row, self.indices))
 
     def reach(self, open_: np.ndarray, sources: np.ndarray, *, backward: bool = False
               ) -> np.ndarray:
         """Per row of ``open_`` (copies x entries, a boolean mask of usable entries), the
         nodes reachable from ``sources[j]`` in that copy (``backward``: the nodes that reach
         it): one search from a super node joined to every copy's source, on disjoint copies
-        of the network."""
+        of the network. The arcs go to scipy in CSR form directly: row-major ``nonzero``
+        over the entries in tail order (backward: in head order) lists them row by row."""
         n, copies = self.num_nodes, open_.shape[0]
-        copy, entry = np.nonzero(open_)
-        tail, head = self.entry_row[entry], self.indices[entry]
         if backward:
-            tail, head = head, tail
-        row = np.r_[tail + copy * n, np.full(copies, copies * n)]
-        col = np.r_[head + copy * n, np.asarray(sources) + np.arange(copies) * n]
-        arcs = sp.csr_matrix((np.ones(row.size), (row, col)),
-                             shape=(copies * n + 1, copies * n + 1))
-        reachable = np.zeros(copies * n + 1, dtype=bool)
+            copy, position = np.nonzero(open_[:, self.by_head])
+            entry = self.by_head[position]
+            tail, head = self.indices[entry], self.entry_row[entry]
+        else:
+            copy, entry = np.nonzero(open_)
+            tail, head = self.entry_row[entry], self.indices[entry]
+        row, col = tail + copy * n, head + copy * n
+        size = copies * n + 1
+        indices = np.r_[col, np.asarray(sources) + np.arange(copies) * n].astype(np.int32)
+        indptr = np.r_[np.searchsorted(row, np.arange(size)), indices.size].astype(np.int32)
+        arcs = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(size, size))
+        reachable = np.zeros(size, dtype=bool)
         reachable[breadth_first_order(arcs, copies * n, directed=True,
                                       return_predecessors=False)] = True
         return reachable[:-1].reshape(copies, n)
@@ -491,7 +506,7 @@ class CapacityOracle:
                          * scale[:, None] + _ROUNDING_SLACK)
         p = self.position[ks]
         units[arc_cell[None, :] == p[:, None]] = 0.0
-        entry_units = np.asarray((support.sum_parallel @ units.T).T)
+        entry_units = support.sum_parallel(units)
         cells = self.inst.protected[ks]
         upper = np.array([side == "upper" for _, side in jobs])
         source = np.where(upper, net.head[cells], net.tail[cells])
