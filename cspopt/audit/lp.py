@@ -302,15 +302,9 @@ class AttackerLP:
         down = float(table.lower_protection[cell])
         up = float(table.upper_protection[cell])
         width = float(table.sliding_protection[cell])
-
-        needs = np.array([down]), np.array([up]), np.array([width]), np.array([tol])
-
-        def proven(sense) -> bool:
-            return not self._open_sides(np.array([col]), *needs, sense)[0]
-
         ends = {}
         for sense in (_MAX, _MIN):
-            if not proven(sense):
+            if self._open_sides(np.array([col]), down, up, width, tol, sense)[0]:
                 ends[sense] = self._optimise(col, sense)[0]
         if self._meets(col, tol, down, up, width):
             return proven_cell(table, cell, a + ends.get(_MIN, np.nan),
@@ -352,8 +346,13 @@ class AttackerLP:
         active = [_MAX, _MIN]
         while active:
             for sense in list(active):
-                open_ = self._open_sides(cols, down, up, width, tol, sense)
-                level = np.maximum(np.maximum(up if sense == _MAX else down, width), tol)
+                # sides without a level of their own are left to verdict (whether the cell
+                # moves at all there): a weight of 1/tolerance would swamp the others
+                level = np.maximum(up if sense == _MAX else down, width)
+                open_ = self._open_sides(cols, down, up, width, tol, sense) & (level > 0)
+                if not open_.any():
+                    active.remove(sense)
+                    continue
                 cost = np.zeros(self.columns.size)
                 cost[cols[open_]] = 1.0 / level[open_]
                 self.highs.changeObjectiveSense(sense)
@@ -362,8 +361,8 @@ class AttackerLP:
                 self.num_solves += 1
                 if self.highs.getModelStatus() == _STATUS.kOptimal:
                     self._record(np.asarray(self.highs.getSolution().col_value))
-                proved = int(open_.sum() - self._open_sides(cols, down, up, width, tol,
-                                                            sense).sum())
+                proved = int(np.count_nonzero(
+                    open_ & ~self._open_sides(cols, down, up, width, tol, sense)))
                 if proved < _WORTH_AN_LP:
                     active.remove(sense)
         self.highs.changeColsCost(everything.size, everything, np.zeros(everything.size))
