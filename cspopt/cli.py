@@ -90,7 +90,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.method == "graph":
         result = graph_audit(table, ids, integer=integer)
     else:
-        result = audit(table, ids, requirement=args.requirement, integer=integer)
+        result = audit(table, ids, requirement=args.requirement, integer=integer,
+                       **(dict(cells="sensitive", ranges="verdict") if args.verdict else {}))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -289,6 +290,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="attacker LPs (any table) or graph search (2-D tables, exact only)")
     p.add_argument("--integer", choices=["auto", "yes", "no"], default="auto",
                    help="judge exact disclosure over integer completions")
+    p.add_argument("--verdict", action="store_true",
+                   help="interval requirement: decide with as few attacker LPs as other "
+                        "cells' completions allow; only the sensitive cells are reported, "
+                        "their interval ends null where not computed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)
 

@@ -24,6 +24,11 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
     assert main(["audit", EX1, "--suppress", str(ids), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["protected"] is True
     assert main(["audit", EX1, "--suppress", "4,10,11", "--method", "graph"]) == 0
+    capsys.readouterr()
+    assert main(["audit", EX1, "--suppress", "4,10", "--verdict", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["exposed"] == [5] and [c["cell"] for c in data["cells"]] == [5]
+    assert data["cells"][0]["low"] is not None  # an exposed cell gets both LP optima
 
 
 @pytest.mark.parametrize(
@@ -34,6 +39,7 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
         (["audit", "missing.jj"], "no such file"),
         (["info", "table.xlsx"], "unknown table format"),
         (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph"], "not a network"),
+        (["audit", EX1, "--requirement", "exact", "--verdict"], "interval requirement only"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
