@@ -51,8 +51,9 @@ def test_network_separation_refuses_non_network_tables():
 
 
 def _all_patterns_judged(table, rng):
-    """decide() agrees with the audit on every 0/1 point, for both separations, and each
-    cut separated at a random fractional point holds at every protecting 0/1 point."""
+    """decide() and protects() agree with the audit on every 0/1 point, for both separations,
+    and each cut separated at a random fractional point holds at every protecting 0/1
+    point."""
     inst = build_interval_instance(table, preprocessing=False)
     ny = inst.candidates.size
     patterns = [np.array(bits, float) for bits in itertools.product((0, 1), repeat=ny)]
@@ -61,8 +62,9 @@ def _all_patterns_judged(table, rng):
     for method in ("network", "lp"):
         oracle = CapacityOracle(inst, method=method)
         for y in patterns:
-            assert oracle.separate(y, decide=True)[0] == any(
-                np.array_equal(y, s) for s in safe), (table.values, method, y)
+            expected = any(np.array_equal(y, s) for s in safe)
+            assert oracle.separate(y, decide=True)[0] == expected, (table.values, method, y)
+            assert oracle.protects(y) == expected, (table.values, method, y)
         for _ in range(5):
             _, cuts = oracle.separate(rng.random(ny))
             for cut in cuts:

@@ -145,7 +145,7 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     oracle = CapacityOracle(inst, method=separation)
     ny = inst.candidates.size
     termination, lower, num_cuts = "optimal", 0.0, 0
-    if not oracle.separate(np.ones(ny), decide=True)[0]:
+    if not oracle.protects(np.ones(ny)):
         termination, lower = "infeasible", math.inf
     elif ny and inst.protected.size:
         root, _, cuts, converged = capacity_lp(inst, oracle, time_limit=time_limit)

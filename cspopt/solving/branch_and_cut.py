@@ -174,7 +174,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     focus = candidate_primaries(table, inst.protected) if candidate_sets else None
     oracle = CapacityOracle(inst, method=separation, focus=focus)
     ny = inst.candidates.size
-    if not oracle.separate(np.ones(ny), decide=True)[0]:  # not even suppressing everything
+    if not oracle.protects(np.ones(ny)):  # not even suppressing everything
         return _result(table, inst, oracle, dict(y=None, upper=math.inf, lower=math.inf),
                        "infeasible", [], {}, started, num_root_cuts=0, final_audit=final_audit)
     weights_y = inst.weights[inst.candidates]
@@ -201,7 +201,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     if mip_start is not None:
         start = inst.minimal(candidate_mask(inst.table, inst.candidates, mip_start,
                                             "the start pattern").astype(float))
-        if oracle.separate(start, decide=True)[0]:
+        if oracle.protects(start):
             found.append(start)
             record("start", y=start)
         else:
@@ -231,7 +231,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
 
     def offer(phase: str, y, order, until) -> bool:
         """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell."""
-        if not oracle.separate(y, decide=True)[0]:
+        if not oracle.protects(y):
             return False
         found.append(prune(y, order, until))
         record(phase, y=found[-1])
@@ -350,7 +350,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         taken = []
         for y in searcher.patterns() if searcher is not None else ():
             if (float(weights_y @ y) < best["upper"] - 1e-9
-                    and oracle.separate(y, decide=True)[0]):
+                    and oracle.protects(y)):
                 found.append(y)
                 record("search process", y=y)
                 taken.append(y)
@@ -583,7 +583,7 @@ class _CapacityHandler(Conshdlr):
         """Exact verdict on a 0/1 point, remembered (the oracle itself reuses proofs)."""
         verdict = self._verdicts.get(_key(y))
         if verdict is None:
-            verdict = self.oracle.separate(y, decide=True, stop_after=1)[0]
+            verdict = self.oracle.protects(y)
             self._remember(y, verdict)
         return verdict
 

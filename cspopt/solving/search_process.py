@@ -221,7 +221,7 @@ def _search(job: SearchJob, send, next_point) -> None:
     best = [job.incumbent]
 
     def offer(phase: str, y: np.ndarray, guide: np.ndarray = job.root_y) -> np.ndarray | None:
-        if not oracle.separate(y, decide=True)[0]:
+        if not oracle.protects(y):
             return None
         cleaned = oracle.prune(y, np.lexsort((-weights, guide)), until)  # least wanted first
         patterns.append(cleaned)

@@ -115,6 +115,10 @@ class _Side:
     attained: float  # lower bound on U_p or L_p (a flow, or the LP's primal value)
     level_of: Callable[[], np.ndarray]
     capacity_of: Callable[[], np.ndarray]
+    # how far U_p or L_p may exceed ``attained``: a flow on capacities rounded down to whole
+    # units loses less than a unit per arc of its minimum cut; unknown for an LP (its cut
+    # decides)
+    slack: float = math.inf
 
     @functools.cached_property
     def level(self) -> np.ndarray:
@@ -533,11 +537,11 @@ class CapacityOracle:
                 # room): the change is exactly that room, a constant since p is suppressed
                 g = np.zeros(self.num_free)
                 g[p[j]] = own
-                found[k][side] = _Side(own, level_of, _given(g))
+                found[k][side] = _Side(own, level_of, _given(g), 0.0)
             else:
                 found[k][side] = _Side(attained, level_of, functools.partial(
                     self._cut_capacity, source_sides, sink_sides, j, int(source[j]),
-                    int(sink[j]), rooms, int(p[j])))
+                    int(sink[j]), rooms, int(p[j])), arcs.size / scale[j])
 
     def _flow_level(self, support: _Support, entry_flow, units, entry_units,
                     rooms: Callable[[], tuple[np.ndarray, np.ndarray]],
@@ -605,17 +609,32 @@ class CapacityOracle:
         if decide:
             min_violation = _DECIDING_VIOLATION
         cuts: list[CapacityCut] = []
+        exposed = self._judge_in_order(y, decide, cuts, min_violation, stop_after)
+        return not exposed, cuts
+
+    def protects(self, y_candidates: np.ndarray) -> bool:
+        """Exact verdict at a 0/1 point: ``separate(y, decide=True, stop_after=1)`` without
+        its cuts. A requirement that a flow misses by more than the flow's rounding can
+        explain is refuted without its minimum cut; only near misses ask for the cut (or the
+        LP), as in :meth:`separate`."""
+        return not self._judge_in_order(self._full(y_candidates), True, None,
+                                        _DECIDING_VIOLATION, 1)
+
+    def _judge_in_order(self, y: np.ndarray, decide: bool, cuts: list | None,
+                        min_violation: float, stop_after: int | None) -> list[int]:
+        """:meth:`_judge_all` over every protected cell (``decide``) or the focus, those
+        found exposed first; they are tried first next time."""
         exposed = self._judge_all([k for k in self._order if decide or self._focus[k]], y,
                                   decide, cuts, min_violation, stop_after)
         for k in exposed:
             self._order.remove(k)
             self._order.insert(0, k)
-        return not exposed, cuts
+        return exposed
 
-    def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list,
+    def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list | None,
                    min_violation: float, stop_after: int | None = None) -> list[int]:
         """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
-        exposed, stopping at ``stop_after`` of them. On network tables the flows of the
+        exposed, stopping at ``stop_after`` of them (``cuts`` None: a verdict only). On network tables the flows of the
         cells no remembered proof settles are solved together: all at once, or, for a check
         that stops early, in batches doubling from two (on one support network)."""
         exposed: list[int] = []
@@ -667,11 +686,11 @@ class CapacityOracle:
             attained[s] for s in _SIDES_OF[self.requirements[r][1]]) < (
             self.requirements[r][2] - self.tolerance[r])]
 
-    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list, min_violation: float,
-               sides: dict[str, _Side] | None = None) -> bool:
+    def _judge(self, k: int, y: np.ndarray, decide: bool, cuts: list | None,
+               min_violation: float, sides: dict[str, _Side] | None = None) -> bool:
         """Are all requirements of protected cell ``k`` met at ``y``? Appends the cuts of
-        those refuted. ``sides``: the attacker's answers at ``y`` for the sides remembered
-        proofs leave open, if already computed."""
+        those refuted (``cuts`` None: a verdict only). ``sides``: the attacker's answers at
+        ``y`` for the sides remembered proofs leave open, if already computed."""
         if sides is None:
             names = self._unproven_sides(k, y)
             if not names:
@@ -680,12 +699,12 @@ class CapacityOracle:
         # the requirements of the sides solved (the others' proofs meet theirs)
         rows = [r for r in self._rows_of_cell[k]
                 if all(s in sides for s in _SIDES_OF[self.requirements[r][1]])]
-        before = len(cuts)
-        left = self._check(k, rows, sides, y, cuts, min_violation)
+        left, refuted = self._check(k, rows, sides, y, cuts, min_violation)
         if left and decide and self.network is not None:
             sides = self._sides(k, list(sides), y, lp=True)
-            left = self._check(k, left, sides, y, cuts, min_violation)
-        proven = not left and len(cuts) == before
+            left, more = self._check(k, left, sides, y, cuts, min_violation)
+            refuted += more
+        proven = not left and not refuted
         for side, answer in sides.items():
             if proven or (k not in self._sliding
                           and answer.attained >= self._side_need[side][k]):
@@ -903,7 +922,7 @@ class CapacityOracle:
         result is :meth:`~cspopt.models.interval.IntervalInstance.minimal`: a deadline, or a class
         member dropped before the others, can leave suppressions no completion moves."""
         y = self._full(y_candidates)
-        if self._judge_all(list(self._rows_of_cell), y, True, [], _DECIDING_VIOLATION, 1):
+        if self._judge_all(list(self._rows_of_cell), y, True, None, _DECIDING_VIOLATION, 1):
             raise InputError("prune needs a protecting pattern")
         used = {k: self._proof_mask(k) for k in self._rows_of_cell}
         free_of = np.flatnonzero(self.is_candidate)
@@ -915,28 +934,36 @@ class CapacityOracle:
                 break
             y[cell] = 0.0
             affected = [k for k, mask in used.items() if mask[cell]]
-            if self._judge_all(affected, y, True, [], _DECIDING_VIOLATION, 1):
+            if self._judge_all(affected, y, True, None, _DECIDING_VIOLATION, 1):
                 y[cell] = 1.0
             else:
                 used.update({k: self._proof_mask(k) for k in affected})
         return self.inst.minimal(y[self.is_candidate])
 
-    def _check(self, k, rows, sides, y, cuts, min_violation) -> list[int]:
+    def _check(self, k, rows, sides, y, cuts, min_violation) -> tuple[list[int], int]:
         """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``
-        refute; return the rows neither proven nor refuted."""
+        refute; return the rows neither proven nor refuted, and how many were refuted.
+        ``cuts`` None (a verdict only): a requirement missed by more than the sides' slack
+        is refuted without a cut."""
         cell = int(self.inst.protected[k])
-        left = []
+        left, refuted = [], 0
         for r in rows:
             _, kind, rhs = self.requirements[r]
             parts = [sides[s] for s in _SIDES_OF[kind]]
             if sum(s.attained for s in parts) >= rhs - self.tolerance[r]:
                 continue
+            if cuts is None and sum(s.attained + s.slack for s in parts) < (
+                    rhs - self.tolerance[r]):
+                refuted += 1
+                continue
             cut = self._cut(cell, kind, rhs, sum(s.capacity for s in parts), y)
             if cut is not None and cut.violation > min_violation:
-                cuts.append(cut)
+                if cuts is not None:
+                    cuts.append(cut)
+                refuted += 1
             else:
                 left.append(r)
-        return left
+        return left, refuted
 
     def _cut(self, cell: int, kind: str, rhs: float, capacity: np.ndarray,
              y: np.ndarray) -> CapacityCut | None:
