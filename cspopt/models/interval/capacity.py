@@ -620,6 +620,13 @@ class CapacityOracle:
         return not self._judge_in_order(self._full(y_candidates), True, None,
                                         _DECIDING_VIOLATION, 1)
 
+    def protected_cells(self, y_candidates: np.ndarray) -> np.ndarray:
+        """Exact verdict per protected cell at a 0/1 point (boolean array), without cuts."""
+        verdict = np.ones(self.inst.protected.size, dtype=bool)
+        verdict[self._judge_all(list(self._rows_of_cell), self._full(y_candidates), True, None,
+                                _DECIDING_VIOLATION)] = False
+        return verdict
+
     def _judge_in_order(self, y: np.ndarray, decide: bool, cuts: list | None,
                         min_violation: float, stop_after: int | None) -> list[int]:
         """:meth:`_judge_all` over every protected cell (``decide``) or the focus, those
@@ -634,9 +641,10 @@ class CapacityOracle:
     def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list | None,
                    min_violation: float, stop_after: int | None = None) -> list[int]:
         """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
-        exposed, stopping at ``stop_after`` of them (``cuts`` None: a verdict only). On network tables the flows of the
-        cells no remembered proof settles are solved together: all at once, or, for a check
-        that stops early, in batches doubling from two (on one support network)."""
+        exposed, stopping at ``stop_after`` of them (``cuts`` None: a verdict only). On
+        network tables the flows of the cells no remembered proof settles are solved
+        together: all at once, or, for a check that stops early, in batches doubling from two
+        (on one support network)."""
         exposed: list[int] = []
         support = None
         size = len(ks) if stop_after is None else 2
