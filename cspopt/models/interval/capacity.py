@@ -629,8 +629,9 @@ class CapacityOracle:
 
     def _judge_in_order(self, y: np.ndarray, decide: bool, cuts: list | None,
                         min_violation: float, stop_after: int | None) -> list[int]:
-        """:meth:`_judge_all` over every protected cell (``decide``) or the focus, those
-        found exposed first; they are tried first next time."""
+        """:meth:`_judge_all` over every protected cell (``decide``) or the focus cells, the
+        cells found exposed before first; the cells this call finds exposed move to the
+        front."""
         exposed = self._judge_all([k for k in self._order if decide or self._focus[k]], y,
                                   decide, cuts, min_violation, stop_after)
         for k in exposed:
