@@ -9,6 +9,7 @@ from conftest import INSTANCES
 from oracles import cube_table, tiny_interval_tables
 
 from cspopt import Table, audit, graph_audit
+from cspopt.audit import interval_verdict
 from cspopt.errors import InputError, NotNetworkError, PatternError
 from cspopt.io.jj import read_jj
 from cspopt.table.generators import gensup_class2
@@ -201,6 +202,7 @@ def test_verdict_ranges_decide_as_the_exact_audit():
         quick = audit(table, pattern, requirement="interval", cells="sensitive",
                       ranges="verdict")
         assert quick.protected == exact.protected and quick.exposed == exact.exposed
+        assert interval_verdict(table, pattern).exposed == quick.exposed
         for got, want in zip(quick.cells, exact.cells):
             assert got.protected == want.protected and got.cell == want.cell
             assert (got.can_decrease, got.can_increase) == (

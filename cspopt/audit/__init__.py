@@ -6,7 +6,8 @@ cspopt's optimisation models, so they can check every pattern cspopt or another 
 """
 
 from cspopt.audit.graph import graph_audit
-from cspopt.audit.lp import audit, audit_seconds
+from cspopt.audit.lp import audit, audit_seconds, interval_verdict
 from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
 
-__all__ = ["audit", "audit_seconds", "graph_audit", "AuditResult", "CellAudit", "REQUIREMENTS"]
+__all__ = ["audit", "audit_seconds", "interval_verdict", "graph_audit", "AuditResult",
+           "CellAudit", "REQUIREMENTS"]

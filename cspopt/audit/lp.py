@@ -46,7 +46,7 @@ from cspopt.audit.result import AuditResult
 from cspopt.backends.highs import new_highs
 from cspopt.errors import InputError, SolverError
 
-__all__ = ["audit", "audit_seconds", "AttackerLP"]
+__all__ = ["audit", "audit_seconds", "interval_verdict", "AttackerLP"]
 
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
@@ -122,21 +122,27 @@ def audit(
     attacker = AttackerLP(table, mask)
     if ranges == "verdict":
         attacker.prove_together(targets[table.sensitive[targets]], tolerance)
-        results = [attacker.verdict(cell, tolerance) if table.sensitive[cell] else
-                   judge_cell(table, cell, *attacker.interval(cell, False, tolerance),
-                              requirement, tolerance) for cell in targets.tolist()]
-        return assemble(table, mask, results, requirement=requirement, integer=integer,
-                        method="lp", num_solves=attacker.num_solves, started=started)
     # the interval requirement is judged on the LP range alone: integer steps (an attacker
     # MIP per cell with a fractional LP optimum) only decide exact disclosure
     integer_steps = integer and requirement == "exact"
     results = []
     for cell in targets.tolist():
+        if ranges == "verdict" and table.sensitive[cell]:
+            results.append(attacker.verdict(cell, tolerance))
+            continue
         low, high, can_dec, can_inc = attacker.interval(cell, integer_steps, tolerance)
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
                                   tolerance))
     return assemble(table, mask, results, requirement=requirement, integer=integer,
                     method="lp", num_solves=attacker.num_solves, started=started)
+
+
+def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = ()) -> AuditResult:
+    """Is every sensitive cell interval-protected by ``suppressed``? :func:`audit` with
+    ``requirement="interval"``, ``cells="sensitive"`` and ``ranges="verdict"``: the check
+    every interval pattern a solver of cspopt returns or starts from passes."""
+    return audit(table, suppressed, requirement="interval", cells="sensitive",
+                 ranges="verdict")
 
 
 def audit_seconds(table, suppressed: Iterable[int] | np.ndarray = (), *,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cspopt.audit import audit
+from cspopt.audit import interval_verdict
 from cspopt.bench.peer import run_tauargus_opt
 from cspopt.io import read_jj, read_table, write_jj
 from cspopt.solving import solve_branch_and_cut
@@ -70,9 +70,8 @@ def interval_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[
                                     wall_limit=time_limit + PEER_GRACE,
                                     primary_cost=float(costs[table.sensitive].sum()))
         peer_pattern = [c for c in peer["suppressed"] if not table.sensitive[c]]
-        peer_safe = (audit(table, peer_pattern, requirement="interval", cells="sensitive",
-                           ranges="verdict").protected if peer["status"] in (
-                               "optimal", "time_limit") else False)
+        peer_safe = (interval_verdict(table, peer_pattern).protected
+                     if peer["status"] in ("optimal", "time_limit") else False)
         cpu0, t0 = _cpu_seconds(), time.perf_counter()
         ours = solve_branch_and_cut(table, time_limit=time_limit)
         wall, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu0

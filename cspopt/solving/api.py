@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from cspopt.audit import audit
+from cspopt.audit import interval_verdict
 from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
 from cspopt.errors import InputError
@@ -310,8 +310,7 @@ def certify(
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
     if protection == "interval":
         options = _interval_instance_options(table, options)
-        checked = audit(table, pattern, requirement="interval", cells="sensitive",
-                        ranges="verdict")
+        checked = interval_verdict(table, pattern)
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,
                                       mip_start=pattern if checked.protected else None,

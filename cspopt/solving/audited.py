@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from cspopt.audit import audit
+from cspopt.audit import audit, interval_verdict
 from cspopt.errors import SolverError
 from cspopt.models.exact import ExactInstance
 
@@ -34,8 +34,7 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     pattern of ``solver`` that fails it is a bug, reported as :class:`SolverError`
     (``solver=None``: the caller repairs it)."""
     started = time.perf_counter()
-    checked = audit(table, suppressed, requirement="interval", cells="sensitive",
-                    ranges="verdict")
+    checked = interval_verdict(table, suppressed)
     timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - started
     if solver is not None and not checked.protected:
         raise SolverError(f"{solver} returned a pattern exposing cells "

@@ -51,7 +51,7 @@ from pyscipopt import (
     quicksum,
 )
 
-from cspopt.audit import audit, audit_seconds
+from cspopt.audit import audit_seconds, interval_verdict
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
 from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell_bound
@@ -205,8 +205,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             found.append(start)
             record("start", y=start)
         else:
-            exposed = audit(table, mip_start, requirement="interval", cells="sensitive",
-                            ranges="verdict").exposed
+            exposed = interval_verdict(table, mip_start).exposed
             if exposed:
                 raise InputError("the given start pattern does not protect every sensitive "
                                  f"cell: it exposes {list(exposed)}")

@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.audit import audit
+from cspopt.audit import interval_verdict
 from cspopt.backends.highs import run_highs
 from cspopt.backends.outcome import SolverOutcome
 from cspopt.backends.pyomo import solve_pyomo_model
@@ -63,8 +63,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         start_pattern = incremental_attacker(inst, deadline=None if time_limit is None
                                              else started + HEURISTIC_SHARE * time_limit)
         timings["heuristic"] = time.perf_counter() - t0
-        if audit(table, start_pattern, requirement="interval", cells="sensitive",
-                 ranges="verdict").protected:
+        if interval_verdict(table, start_pattern).protected:
             mip_start = start_pattern
             history.append(dict(iteration=0, time=time.perf_counter() - started,
                                 lower_bound=0.0, upper_bound=float(
@@ -167,8 +166,7 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         history.append(dict(iteration=round_, time=time.perf_counter() - started,
                             lower_bound=lower, upper_bound=float(
                                 inst.weights[list(suppressed)].sum()), phase="repair"))
-        checked = audit(inst.table, suppressed, requirement="interval", cells="sensitive",
-                        ranges="verdict")
+        checked = interval_verdict(inst.table, suppressed)
         if checked.protected:
             return suppressed, termination, lower, checked
     completed = incremental_attacker(inst, suppressed=suppressed)

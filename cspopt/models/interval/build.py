@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cspopt.audit import audit
+from cspopt.audit import interval_verdict
 from cspopt.errors import InputError
 from cspopt.models.interval.instance import IntervalInstance, UpRoom
 from cspopt.models.interval.linked import deviation_classes
@@ -64,7 +64,6 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
 def _exposed_by_primaries(inst: IntervalInstance) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing): the
     interval audit of the primary pattern, deciding each side with as few attacker LPs as
-    the completions found allow (``ranges="verdict"``)."""
-    exposed = audit(inst.table, (), requirement="interval", cells="sensitive",
-                    ranges="verdict").exposed
+    the completions found allow (:func:`~cspopt.audit.interval_verdict`)."""
+    exposed = interval_verdict(inst.table).exposed
     return np.isin(inst.protected, np.array(exposed, dtype=np.int64))

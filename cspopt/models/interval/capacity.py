@@ -930,9 +930,9 @@ class CapacityOracle:
         the protected cells whose proving flow (or LP point) moved the removed cell. The
         result is :meth:`~cspopt.models.interval.IntervalInstance.minimal`: a deadline, or a class
         member dropped before the others, can leave suppressions no completion moves."""
-        y = self._full(y_candidates)
-        if self._judge_all(list(self._rows_of_cell), y, True, None, _DECIDING_VIOLATION, 1):
+        if not self.protects(y_candidates):
             raise InputError("prune needs a protecting pattern")
+        y = self._full(y_candidates)
         used = {k: self._proof_mask(k) for k in self._rows_of_cell}
         free_of = np.flatnonzero(self.is_candidate)
         for j in order.tolist():
