@@ -19,8 +19,10 @@ from cspopt.bounds.lagrangian import (
 )
 from cspopt.bounds.lines import line_bound
 from cspopt.bounds.single_cell import SingleCellBound, dominant_cell, single_cell_bound
+from cspopt.bounds.star_cuts import StarBound, star_bound
 
 __all__ = ["capacity_bound", "capacity_lp", "CutPool", "subgradient", "cutting_plane",
            "STEP_RULES", "LagrangianState", "Multipliers", "dual_ascent", "end_multipliers",
            "evaluate", "initial_multipliers", "project_capped", "tight_multipliers",
-           "line_bound", "SingleCellBound", "dominant_cell", "single_cell_bound"]
+           "line_bound", "SingleCellBound", "dominant_cell", "single_cell_bound",
+           "StarBound", "star_bound"]

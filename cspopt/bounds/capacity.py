@@ -16,7 +16,8 @@ import time
 import numpy as np
 
 from cspopt.backends.highs import dual_bound
-from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell_bound
+from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, quiet_single_cell_bound
+from cspopt.bounds.star_cuts import star_bound
 from cspopt.models.interval import (
     CapacityCut,
     CapacityOracle,
@@ -131,9 +132,10 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     only, so this LP is a relaxation of the interval problem, not of the compact model, and
     often much stronger than the compact model's LP bound where the rooms are not capped
     (CSPLIB hier13x7x7d: 8,159 against 3,772; models/FS.md). Where one sensitive cell
-    carries most of that LP (:func:`~cspopt.bounds.single_cell.dominant_cell`), the cell's
-    own MIP (:func:`~cspopt.bounds.single_cell.single_cell_bound`) runs for the time left
-    (at most ``SINGLE_CELL_SECONDS`` without a limit) and the larger bound counts. Under
+    carries most of that LP (:func:`~cspopt.bounds.single_cell.dominant_cell`), its star
+    cuts (:func:`~cspopt.bounds.star_cuts.star_bound`, 2-D tables) and its own MIP
+    (:func:`~cspopt.bounds.single_cell.single_cell_bound`) run for the time left (at most
+    ``SINGLE_CELL_SECONDS`` without a limit) and the largest bound counts. Under
     integer weights it is rounded up. Stopped by ``time_limit``, the master's value is still
     valid (``termination="time_limit"``). ``status`` is ``bound_only`` (``infeasible`` if
     suppressing every candidate does not protect).
@@ -152,10 +154,11 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
         left = (SINGLE_CELL_SECONDS if time_limit is None
                 else started + time_limit - time.perf_counter())
-        # one cell's own MIP may bound better (cspopt.bounds.single_cell)
-        single = dominant_cell_bound(inst, cuts, time_limit=left) if left > 0 else None
-        if single is not None:
-            root = max(root, single.lower_bound)
+        # one cell's star cuts and own MIP may bound better (cspopt.bounds.single_cell)
+        cell = dominant_cell(inst, cuts) if left > 0 else None
+        if cell is not None:
+            ones = (star_bound(inst, cell), quiet_single_cell_bound(inst, cell, time_limit=left))
+            root = max([root] + [one.lower_bound for one in ones if one is not None])
         lower = integral_bound(root, inst.weights[inst.candidates])
     elapsed = time.perf_counter() - started
     return SolveResult.build(

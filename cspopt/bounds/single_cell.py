@@ -16,7 +16,10 @@ at most 1,000. There the capacity LP and SCIP's tree stall (GenSup II 60x40 seed
 lack (docs/bench/history.md).
 
 :func:`dominant_cell` tells from the capacity LP whether one cell carries most of the bound,
-:func:`single_cell_bound` solves that cell's MIP.
+:func:`single_cell_bound` solves that cell's MIP. On 2-D tables
+:func:`~cspopt.bounds.star_cuts.star_bound` bounds the same cell in milliseconds from the
+cuts its pattern draws around it, often above what the MIP proves in minutes (GenSup II
+100x100 seed 2: 1,373,919 in 1.3 s against 1.33 million after 86 s).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from cspopt.models.interval.compact import build_fs_matrix, y_start
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SingleCellBound", "dominant_cell", "single_cell_bound", "dominant_cell_bound",
+__all__ = ["SingleCellBound", "dominant_cell", "single_cell_bound", "quiet_single_cell_bound",
            "DOMINANT_SHARE",
            "KNAPSACK_COEFFICIENT", "SINGLE_CELL_SECONDS"]
 
@@ -126,14 +129,10 @@ def single_cell_bound(inst: IntervalInstance, cell: int, *, time_limit: float | 
                            termination=outcome.termination, pattern=pattern)
 
 
-def dominant_cell_bound(inst: IntervalInstance, cuts: list[CapacityCut], *,
-                        time_limit: float | None, start: np.ndarray | None = None
-                        ) -> SingleCellBound | None:
-    """:func:`single_cell_bound` of the :func:`dominant_cell` of ``cuts``; ``None`` where no
-    cell dominates or HiGHS fails (logged: a bound its callers can do without)."""
-    cell = dominant_cell(inst, cuts)
-    if cell is None:
-        return None
+def quiet_single_cell_bound(inst: IntervalInstance, cell: int, *, time_limit: float | None,
+                            start: np.ndarray | None = None) -> SingleCellBound | None:
+    """:func:`single_cell_bound`, or ``None`` where HiGHS fails (logged: a bound its callers
+    can do without)."""
     try:
         return single_cell_bound(inst, cell, time_limit=time_limit, start=start)
     except SolverError as error:
