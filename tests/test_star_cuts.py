@@ -11,6 +11,7 @@ from cspopt.audit import interval_verdict
 from cspopt.bounds.capacity import capacity_bound
 from cspopt.bounds.single_cell import single_cell_bound
 from cspopt.bounds.star_cuts import star_bound
+from cspopt.errors import InfeasibleProtectionError
 from cspopt.models.interval import build_interval_instance
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.table.generators import gensup_class2, hierarchical_2d
@@ -18,7 +19,8 @@ from cspopt.table.generators import gensup_class2, hierarchical_2d
 
 def _small_tables(seed, count):
     """2x2 to 4x4 internal cells with marginals; sensitive cells anywhere, levels 10-90 %
-    of the value, costs value, unit or drawn."""
+    of the value, costs value, unit or drawn, a third with finite a-priori bounds (50-150 %
+    of the value, which cap the rooms both ways)."""
     rng = np.random.default_rng(seed)
     made = 0
     while made < count:
@@ -32,11 +34,19 @@ def _small_tables(seed, count):
             continue
         costs = (rng.integers(1, 50, size=full.size).astype(float) if rng.random() < 0.3
                  else str(rng.choice(["value", "unit"])))
+        bounds = {}
+        if rng.random() < 0.3:
+            bounds = dict(apriori_lower=np.floor(0.5 * full).ravel(),
+                          apriori_upper=np.ceil(1.5 * full).ravel() + 1)
+        try:
+            table = Table.from_array(
+                data, sensitive=sens, costs=costs, **bounds,
+                lower_protection=np.where(sens, np.ceil(rng.uniform(0.1, 0.9) * full), 0),
+                upper_protection=np.where(sens, np.ceil(rng.uniform(0.1, 0.9) * full), 0))
+        except InfeasibleProtectionError:  # a level beyond the a-priori bounds
+            continue
         made += 1
-        yield Table.from_array(
-            data, sensitive=sens, costs=costs,
-            lower_protection=np.where(sens, np.ceil(rng.uniform(0.1, 0.9) * full), 0),
-            upper_protection=np.where(sens, np.ceil(rng.uniform(0.1, 0.9) * full), 0))
+        yield table
 
 
 def test_star_bounds_stay_below_each_cells_own_optimum():
