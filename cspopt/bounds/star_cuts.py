@@ -100,15 +100,15 @@ def _star(inst: IntervalInstance, k: int, lower: bool) -> _Star | None:
         return None
     if net.side is None:
         return None
-    cell = int(inst.protected[k])
-    t_ = inst.table
-    need = float((t_.lower_protection if lower else t_.upper_protection)[cell])
+    cell, table = int(inst.protected[k]), inst.table
+    need = float((table.lower_protection if lower else table.upper_protection)[cell])
     if not need > 0:
         return None
     free = inst.free
     tail, head = net.tail[free], net.head[free]
     down, up = inst.rooms(k)
     here = np.searchsorted(free, cell)
+    # lowering k sends its flow head -> tail, so the other cells carry it tail -> head
     s, t = (int(net.tail[cell]), int(net.head[cell]))
     if not lower:
         s, t = t, s
@@ -125,7 +125,7 @@ def _star(inst: IntervalInstance, k: int, lower: bool) -> _Star | None:
     if np.unique(x_far).size < x_far.size or np.unique(z_far).size < z_far.size:
         return None
 
-    def room(cells, leaving):  # the room of each cell in the direction leaving node `leaving`
+    def room(cells, leaving):  # each cell's room in the direction leaving node `leaving`
         return np.minimum(np.where(tail[cells] == leaving, up[cells], down[cells]), need)
 
     inner = np.flatnonzero(other & ~at_s & ~at_t)
@@ -137,13 +137,9 @@ def _star(inst: IntervalInstance, k: int, lower: bool) -> _Star | None:
     x_of[x_far] = np.arange(x_cells.size)
     z_of = np.full(net.num_nodes, -1)
     z_of[z_far] = np.arange(z_cells.size)
-    return _Star(need=need, x_cells=x_cells,
-                 x_cap=np.minimum(np.where(tail[x_cells] == s, up[x_cells], down[x_cells]),
-                                  need),
-                 z_cells=z_cells,
-                 z_cap=np.minimum(np.where(head[z_cells] == t, up[z_cells], down[z_cells]),
-                                  need),
-                 inner=inner, inner_cap=room(inner, j), inner_x=x_of[j], inner_z=z_of[i])
+    return _Star(need=need, x_cells=x_cells, x_cap=room(x_cells, s), z_cells=z_cells,
+                 z_cap=room(z_cells, z_far), inner=inner, inner_cap=room(inner, j),
+                 inner_x=x_of[j], inner_z=z_of[i])
 
 
 def _cardinality_knapsack(cost: np.ndarray, cap: np.ndarray, need: float, count: int
