@@ -152,13 +152,15 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     elif ny and inst.protected.size:
         root, _, cuts, converged = capacity_lp(inst, oracle, time_limit=time_limit)
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
-        left = (SINGLE_CELL_SECONDS if time_limit is None
-                else started + time_limit - time.perf_counter())
+        until = (time.perf_counter() + SINGLE_CELL_SECONDS if time_limit is None
+                 else started + time_limit)
         # one cell's star cuts and own MIP may bound better (cspopt.bounds.single_cell)
-        cell = dominant_cell(inst, cuts) if left > 0 else None
+        cell = dominant_cell(inst, cuts) if until > time.perf_counter() else None
         if cell is not None:
-            ones = (star_bound(inst, cell), quiet_single_cell_bound(inst, cell, time_limit=left))
-            root = max([root] + [one.lower_bound for one in ones if one is not None])
+            star = star_bound(inst, cell, time_limit=until - time.perf_counter())
+            left = until - time.perf_counter()
+            single = quiet_single_cell_bound(inst, cell, time_limit=left) if left > 0 else None
+            root = max([root] + [one.lower_bound for one in (star, single) if one is not None])
         lower = integral_bound(root, inst.weights[inst.candidates])
     elapsed = time.perf_counter() - started
     return SolveResult.build(
