@@ -65,9 +65,9 @@ _RHO_QUANTILES = (0.25, 0.5, 0.75)
 @dataclass(frozen=True)
 class StarBound:
     """The outcome of :func:`star_bound`: a valid ``lower_bound`` on every pattern's cost
-    over the instance's candidates, and ``pattern``, a 0/1 ``y`` over the candidates built
-    from the minimising marginals that meets the four cuts (it need not protect every cell,
-    nor even ``cell``; callers check it)."""
+    over the instance's candidates, and ``pattern``, a 0/1 ``y`` over the candidates: the
+    cheapest of those filled from the marginals the best bound met, which meets the four
+    cuts (it need not protect every cell, nor even ``cell``; callers check it)."""
 
     cell: int
     lower_bound: float
@@ -76,9 +76,9 @@ class StarBound:
 
 @dataclass(frozen=True)
 class _Star:
-    """One side of one cell: the marginals at ``s`` (``x``) and ``t`` (``z``), the inner
-    cells between their far ends, and what each cut needs beyond the cells always
-    suppressed. Positions index the instance's free cells."""
+    """One side of one cell: its requirement, the marginals at ``s`` (``x``) and ``t``
+    (``z``) and the inner cells between their far ends, with their capacities in the
+    direction the cuts cross them. Positions index the instance's free cells."""
 
     need: float  # D
     x_cells: np.ndarray  # free positions of the cells at s
@@ -356,10 +356,8 @@ def star_bound(inst: IntervalInstance, cell: int, *,
     their knapsacks' bound)."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     k = int(np.flatnonzero(inst.protected == cell)[0])
-    weights = np.zeros(inst.free.size)
-    is_candidate = np.isin(inst.free, inst.candidates)
-    weights[is_candidate] = inst.weights[inst.free[is_candidate]]
-    always = ~is_candidate  # sensitive cells: suppressed, at no cost
+    always = inst.table.sensitive[inst.free]  # suppressed at no cost; the rest are candidates
+    weights = np.where(always, 0.0, inst.weights[inst.free])
     best, pattern = -np.inf, None
     for lower, needed in zip((True, False), inst.sides[k]):
         star = _star(inst, k, lower) if needed else None
@@ -385,7 +383,7 @@ def star_bound(inst: IntervalInstance, cell: int, *,
         return None
     y = None
     if pattern is not None:
-        mask = np.zeros(inst.table.num_cells, dtype=bool)
-        mask[inst.free[pattern]] = True
-        y = mask[inst.candidates].astype(float)
+        y = np.zeros(inst.free.size)
+        y[pattern] = 1.0
+        y = y[~always]
     return StarBound(cell=int(cell), lower_bound=max(best, 0.0), pattern=y)
