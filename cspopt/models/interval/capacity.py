@@ -390,12 +390,26 @@ class CapacityOracle:
             self._arc_to = np.concatenate([head, tail]).astype(np.int64)
             self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
         self._lp = self._bridge = None
+        self._capped_search = False  # set by separate(capped_search=True) for its call
         self._capped = bool(np.isfinite(inst.room_cap).any())
         self.num_lp_solves = 0
         self.num_flow_solves = 0
 
     # -- the attacker problems -------------------------------------------------------------
-    def _lp_side(self, k: int, upward: bool, y: np.ndarray) -> _Side:
+    def _lp_side(self, k: int, upward: bool, y: np.ndarray, *, capped: bool = False) -> _Side:
+        """The attacker LP of protected cell ``k`` at ``y`` (``upward``: its largest increase).
+
+        ``capped=True`` (separation on tables that are not networks) bounds every move by the
+        requirement, ``|x_i| <= r_k y_i``, as minimum cuts do on networks. Without the cap, a
+        cell at ``y_i = 0.001`` under a-priori bounds of 1e6 still gives the attacker 1,000,
+        so the LP meets the requirement through thinly suppressed cells and finds no cut
+        where the capped cuts are violated (CSPLIB hier13: the loop crept for 300 s without
+        converging for one sensitive cell). The capped LP is only a search: its solution is
+        a move within the true rooms (a proof where it meets the requirement), and its dual
+        ``q`` gives the cut with the true rooms, valid for every ``q``; the caller re-solves
+        without the cap where that cut is not violated. With the cap the loop converges for
+        that cell in 45 s, to the cost of the pattern the branch-and-cut finds (1,004,056).
+        """
         inst = self.inst
         if self._lp is None:
             m = inst.relations.shape[0]
@@ -408,7 +422,9 @@ class CapacityOracle:
         # raw values of 1e6 and more HiGHS ended in "unknown" (fuzz tables scaled up)
         unit = inst.requirement_unit[k]
         down_room, up_room = inst.rooms(k)  # capped as the flows' are, on networks
-        up, down = up_room * y / unit, down_room * y / unit
+        down_search, up_search = ((np.minimum(down_room, unit), np.minimum(up_room, unit))
+                                  if capped else (down_room, up_room))
+        up, down = up_search * y / unit, down_search * y / unit
         h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
         h.changeColCost(p, -1.0 if upward else 1.0)  # minimise -x_p (upward) or x_p
         try:
@@ -428,17 +444,19 @@ class CapacityOracle:
         finally:
             h.changeColCost(p, 0.0)
         # max c x <= sum_i max over the box of q_i x_i with q = c + sigma A^T pi; HiGHS's
-        # dual sign convention aside, both signs give valid capacities: keep the tighter
+        # dual sign convention aside, both signs give valid capacities: keep the tighter for
+        # the LP solved, with the true rooms
         c = np.zeros(self.num_free)
         c[p] = 1.0 if upward else -1.0
         at_pi = inst.relations_by_cell @ pi
-        best = None
+        best, best_value = None, math.inf
         for q in (c + at_pi, c - at_pi):
-            g = np.maximum(q, 0.0) * up_room + np.maximum(-q, 0.0) * down_room
-            if best is None or g @ y < best @ y:
-                best = g
+            rising, falling = np.maximum(q, 0.0), np.maximum(-q, 0.0)
+            value = (rising * up_search + falling * down_search) @ y
+            if value < best_value:
+                best, best_value = rising * up_room + falling * down_room, value
         moved = np.abs(scaled) > 1e-9
-        room = np.where(scaled > 0, up_room, down_room)
+        room = np.where(scaled > 0, up_search, down_search)
         level = _levels(moved, np.abs(scaled) * unit, room)
         self._share(k, scaled * unit, level)
         return _Side(x_p if upward else -x_p, _given(level), _given(best))
@@ -587,15 +605,19 @@ class CapacityOracle:
         g[p] = 0.0
         return g
 
-    def _sides(self, k: int, names, y: np.ndarray, *, lp: bool) -> dict[str, _Side]:
-        if lp or self.network is None:
-            return {side: self._lp_side(k, side == "upper", y) for side in names}
+    def _sides(self, k: int, names, y: np.ndarray, *, exact: bool) -> dict[str, _Side]:
+        """The attacker's answers for protected cell ``k``: minimum cuts on networks, else
+        the LP (with moves capped at the requirement in a capped search, :meth:`_lp_side`);
+        ``exact``: the LP with the true rooms."""
+        if exact or self.network is None:
+            capped = not exact and self._capped_search
+            return {side: self._lp_side(k, side == "upper", y, capped=capped) for side in names}
         return self._flow_sides([(k, side) for side in names], y)[k]
 
     # -- separation ------------------------------------------------------------------------
     def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
-                 stop_after: int | None = None,
-                 min_violation: float = 1e-6) -> tuple[bool, list[CapacityCut]]:
+                 stop_after: int | None = None, min_violation: float = 1e-6,
+                 capped_search: bool = False) -> tuple[bool, list[CapacityCut]]:
         """Capacity cuts violated by ``y`` (values on :attr:`IntervalInstance.candidates`).
 
         Returns ``(protected, cuts)``. ``protected`` is proven by attacker values (flows or LP
@@ -604,12 +626,22 @@ class CapacityOracle:
         settled by the LP, and every cut with a positive violation is returned.
         ``stop_after=n`` stops once ``n`` protected cells are found exposed (``1``: a
         feasibility check); cells found exposed are tried first next time.
+        ``capped_search=True`` (fractional points, tables that are not networks) looks for
+        cuts with the attacker LPs' moves capped at the requirement first
+        (:meth:`_lp_side`): the root loop of :func:`~cspopt.bounds.capacity.capacity_lp`
+        converges where it crept (CSPLIB hier13, one sensitive cell), but in SCIP's tree
+        the second LP it often needs cost more than its cuts gave (hier13x7x7d at 300 s:
+        14.5 % against 8.5 %).
         """
         y = self._full(y_candidates)
         if decide:
             min_violation = _DECIDING_VIOLATION
         cuts: list[CapacityCut] = []
-        exposed = self._judge_in_order(y, decide, cuts, min_violation, stop_after)
+        self._capped_search = capped_search and not decide and self.strengthen
+        try:
+            exposed = self._judge_in_order(y, decide, cuts, min_violation, stop_after)
+        finally:
+            self._capped_search = False
         return not exposed, cuts
 
     def protects(self, y_candidates: np.ndarray) -> bool:
@@ -704,13 +736,15 @@ class CapacityOracle:
             names = self._unproven_sides(k, y)
             if not names:
                 return True
-            sides = self._sides(k, names, y, lp=False)
+            sides = self._sides(k, names, y, exact=False)
         # the requirements of the sides solved (the others' proofs meet theirs)
         rows = [r for r in self._rows_of_cell[k]
                 if all(s in sides for s in _SIDES_OF[self.requirements[r][1]])]
         left, refuted = self._check(k, rows, sides, y, cuts, min_violation)
-        if left and decide and self.network is not None:
-            sides = self._sides(k, list(sides), y, lp=True)
+        # what the flows (at 0/1 points) or the capped LP leave open, the exact LP settles
+        searched = self.network is None and self._capped_search
+        if left and (searched or decide and self.network is not None):
+            sides = self._sides(k, list(sides), y, exact=True)
             left, more = self._check(k, left, sides, y, cuts, min_violation)
             refuted += more
         proven = not left and not refuted
