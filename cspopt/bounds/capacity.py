@@ -65,7 +65,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     CSPLIB hier13 with one sensitive cell the loop converges in 32 s to 1,004,056, the cost of
     the branch-and-cut's pattern, where it stood at 987,276 after 300 s without; with five
     cells 2.89 against 2.59 million at 300 s, all 112 cells 3.39 against 3.22 million at
-    150 s. The bound oracle uses it; the branch-and-cut does not (its root loop stops when it
+    150 s (the bound oracle at 300 s: 3.99 against 3.46 million). The bound oracle uses it; the branch-and-cut does not (its root loop stops when it
     tails off, and the patterns its searches built from the other root point were better on
     hier13x7x7d: 10,044 against 10,279 and 10,689 at 300 s).
 
@@ -98,6 +98,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     y, converged = np.zeros(ny), False
     times: list[float] = []
     values: list[float] = []
+    separating = 0.0  # the last round's separation time
     for round_ in range(max_rounds):
         master.run()
         y = np.clip(np.asarray(master.getSolution().col_value), 0.0, 1.0)
@@ -105,6 +106,9 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
         values.append(master.getInfo().objective_function_value)
         if tail_off and _tailing(times, values):
             break
+        if deadline is not None and round_ and times[-1] + started + separating > deadline:
+            break  # a round of ~220 attacker LPs takes 17-35 s on CSPLIB hier13 and hier133a
+        t0 = time.perf_counter()
         probe = 0.5 * (y + core)
         _, found = oracle.separate(probe, capped_search=capped_search)
         if found and not any(cut.activity(y) < cut.rhs - 1e-9 for cut in found):
@@ -122,6 +126,7 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
                 converged = True
                 break
         cuts += found
+        separating = time.perf_counter() - t0
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or round_ == max_rounds - 1:
             break
