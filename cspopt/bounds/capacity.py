@@ -65,9 +65,10 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     CSPLIB hier13 with one sensitive cell the loop converges in 32 s to 1,004,056, the cost of
     the branch-and-cut's pattern, where it stood at 987,276 after 300 s without; with five
     cells 2.89 against 2.59 million at 300 s, all 112 cells 3.39 against 3.22 million at
-    150 s (the bound oracle at 300 s: 3.99 against 3.46 million). The bound oracle uses it; the branch-and-cut does not (its root loop stops when it
-    tails off, and the patterns its searches built from the other root point were better on
-    hier13x7x7d: 10,044 against 10,279 and 10,689 at 300 s).
+    150 s (the bound oracle at 300 s: 3.99 against 3.46 million). The bound oracle uses it;
+    the branch-and-cut does not (its root loop stops when it tails off, and the patterns its
+    searches built from the other root point were better on hier13x7x7d: 10,044 against
+    10,279 and 10,689 at 300 s).
 
     ``cuts``: cuts found earlier, the master's first rows; without them the first master
     holds the single-relation cuts of :meth:`CapacityOracle.relation_cuts` (tables that are
