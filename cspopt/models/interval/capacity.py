@@ -408,7 +408,7 @@ class CapacityOracle:
         a move within the true rooms (a proof where it meets the requirement), and its dual
         ``q`` gives the cut with the true rooms, valid for every ``q``; the caller re-solves
         without the cap where that cut is not violated. With the cap the loop converges for
-        that cell in 45 s, to the cost of the pattern the branch-and-cut finds (1,004,056).
+        that cell in 32 s, to the cost of the pattern the branch-and-cut finds (1,004,056).
         """
         inst = self.inst
         if self._lp is None:
@@ -629,9 +629,9 @@ class CapacityOracle:
         ``capped_search=True`` (fractional points, tables that are not networks) looks for
         cuts with the attacker LPs' moves capped at the requirement first
         (:meth:`_lp_side`): the root loop of :func:`~cspopt.bounds.capacity.capacity_lp`
-        converges where it crept (CSPLIB hier13, one sensitive cell), but in SCIP's tree
-        the second LP it often needs cost more than its cuts gave (hier13x7x7d at 300 s:
-        14.5 % against 8.5 %).
+        converges where it crept (CSPLIB hier13, one sensitive cell); in the branch-and-cut
+        it gave better bounds but dearer patterns (hier13x7x7d at 300 s: 10,279 and 10,689
+        against 10,044), so only the bound oracle uses it.
         """
         y = self._full(y_candidates)
         if decide:
