@@ -246,33 +246,34 @@ def _enumerated_tables(rng):
 def test_capped_search_cuts_hold_at_every_protecting_pattern():
     """The capped search (attacker moves capped at the requirement, then the true rooms
     where its cut is not violated) gives only capacity cuts built from true rooms: at
-    random fractional points of 3-D tables with a-priori upper bounds of 1e6, as the CSPLIB
-    tables (the internal cells and three marginals free, so that every pattern is judged),
-    every cut is violated where it is returned and holds at every protecting pattern, and
-    the loop's bound stays at most the optimum."""
+    random fractional points of 2x2x2 tables with every margin (whose relations have
+    circuits that move a margin twice as far as a cell, so the cap is a search, not a
+    relaxation) and a-priori upper bounds of 1e6, as the CSPLIB tables (the internal cells
+    and three margins free, so that the audit judges every pattern), every cut is violated
+    where it is returned and holds at every protecting pattern, and the loop's bound stays
+    at most the optimum."""
     rng = np.random.default_rng(7)
+    shape = (2, 2, 2)
+    margin = np.ones(np.add(shape, 1), dtype=bool)
+    margin[:2, :2, :2] = False
+    margins = np.flatnonzero(margin.ravel())
     checked = tables = 0
     while tables < 6:
-        shape = (2, 3, 2) if tables % 2 else (2, 2, 2)  # 9-15 candidates
         sensitive = rng.random(shape) < 0.3
         if not sensitive.any():
             continue
         cube = cube_table(rng.integers(1, 20, shape), sensitive, "value", 0.3, 1.0)
         cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
-        # the internal cells free, all but three marginals published
-        marginal = np.ones(np.add(shape, 1), dtype=bool)
-        marginal[:shape[0], :shape[1], :shape[2]] = False
-        margins = np.flatnonzero(marginal.ravel())
         published = rng.choice(margins, margins.size - 3, replace=False)
         inst = build_interval_instance(cube, must_publish=published, preprocessing=False)
         ny = inst.candidates.size
-        if not inst.protected.size or not CapacityOracle(inst).protects(np.ones(ny)):
-            continue
-        judge = CapacityOracle(inst)  # exact at 0/1 points (against the audit: above)
-        safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
-                if judge.protects(y)]
-        tables += 1
         oracle = CapacityOracle(inst)
+        if not inst.protected.size or not oracle.protects(np.ones(ny)):
+            continue
+        safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
+                if audit(cube, inst.candidates[y > 0.5], requirement="interval",
+                         cells="sensitive").protected]
+        tables += 1
         for _ in range(12):
             y = np.clip(rng.random(ny) * rng.uniform(0.1, 1.2), 0.0, 1.0)
             for cut in oracle.separate(y, capped_search=True)[1]:
