@@ -61,11 +61,13 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     1,202,686 from round 20 to round 865).
 
     ``capped_search=True`` looks for cuts with the attacker's moves capped at the
-    requirement first (:meth:`CapacityOracle.separate`; tables that are not networks): on
+    requirement, and with the exact attacker LPs only where that finds none
+    (:meth:`CapacityOracle.separate`; tables that are not networks): on
     CSPLIB hier13 with one sensitive cell the loop converges in 32 s to 1,004,056, the cost of
     the branch-and-cut's pattern, where it stood at 987,276 after 300 s without; with five
     cells 2.89 against 2.59 million at 300 s, all 112 cells 3.39 against 3.22 million at
-    150 s (the bound oracle at 300 s: 3.99 against 3.46 million). The bound oracle uses it;
+    150 s (the bound oracle at 300 s: 3.99 against 3.46 million; 4.12 against 4.02 million
+    once the attacker LPs got a model per direction). The bound oracle uses it;
     the branch-and-cut does not (its root loop stops when it tails off, and the patterns its
     searches built from the other root point were better on hier13x7x7d: 10,044 against
     10,279 and 10,689 at 300 s).
@@ -121,6 +123,8 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
         elif not found:
             core = probe  # no cut found there: the core moves in
             _, found = oracle.separate(y, capped_search=capped_search)
+            if not found and capped_search:
+                _, found = oracle.separate(y)
             if not found and bridgeless:
                 found = oracle.bridgeless_cuts(y)
             if not found:
