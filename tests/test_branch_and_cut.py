@@ -286,6 +286,19 @@ def test_capped_search_cuts_hold_at_every_protecting_pattern():
     assert checked >= 20
 
 
+def test_a_round_cut_short_by_the_deadline_proves_nothing(shared_instances):
+    """At its deadline the oracle stops a round with the cuts found so far: it claims no
+    protection, and the loop claims no convergence, only the master's valid bound."""
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    inst = build_interval_instance(table)
+    oracle = CapacityOracle(inst)
+    past = time.perf_counter() - 1.0
+    assert oracle.separate(np.ones(inst.candidates.size), deadline=past) == (False, [])
+    bound, _, cuts, converged = capacity_lp(inst, oracle, deadline=past)
+    assert not converged and 0.0 <= bound <= 10_044 and not cuts[len(  # a known pattern
+        oracle.relation_cuts() + oracle.relation_bridgeless_cuts()):]
+
+
 def test_relation_bridgeless_cuts_hold_at_every_minimal_pattern():
     """The single-relation bridgeless cuts ``y_i <= sum_{j in r, j != i} y_j`` cut off only
     patterns with a computable suppression: every protecting pattern, made minimal, still

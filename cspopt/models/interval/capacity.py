@@ -697,7 +697,8 @@ class CapacityOracle:
     # -- separation ------------------------------------------------------------------------
     def separate(self, y_candidates: np.ndarray, *, decide: bool = False,
                  stop_after: int | None = None, min_violation: float = 1e-6,
-                 capped_search: bool = False) -> tuple[bool, list[CapacityCut]]:
+                 capped_search: bool = False, deadline: float | None = None
+                 ) -> tuple[bool, list[CapacityCut]]:
         """Capacity cuts violated by ``y`` (values on :attr:`IntervalInstance.candidates`).
 
         Returns ``(protected, cuts)``. ``protected`` is proven by attacker values (flows or LP
@@ -713,7 +714,9 @@ class CapacityOracle:
         loop of :func:`~cspopt.bounds.capacity.capacity_lp`
         converges where it crept (CSPLIB hier13, one sensitive cell); in the branch-and-cut
         it gave better bounds but dearer patterns (hier13x7x7d at 300 s: 10,279 and 10,689
-        against 10,044), so only the bound oracle uses it.
+        against 10,044), so only the bound oracle uses it. At ``deadline`` (a
+        :func:`time.perf_counter` value; fractional points) the round stops with the cuts
+        found so far, and ``protected`` is False.
         """
         y = self._full(y_candidates)
         if decide:
@@ -721,10 +724,12 @@ class CapacityOracle:
         cuts: list[CapacityCut] = []
         self._capped_search = capped_search and not decide and self.strengthen
         try:
-            exposed = self._judge_in_order(y, decide, cuts, min_violation, stop_after)
+            exposed = self._judge_in_order(y, decide, cuts, min_violation, stop_after,
+                                           deadline)
         finally:
             self._capped_search = False
-        return not exposed, cuts
+        cut_short = deadline is not None and time.perf_counter() > deadline
+        return not exposed and not cut_short, cuts
 
     def protects(self, y_candidates: np.ndarray) -> bool:
         """Exact verdict at a 0/1 point: ``separate(y, decide=True, stop_after=1)`` without
@@ -742,19 +747,21 @@ class CapacityOracle:
         return verdict
 
     def _judge_in_order(self, y: np.ndarray, decide: bool, cuts: list | None,
-                        min_violation: float, stop_after: int | None) -> list[int]:
+                        min_violation: float, stop_after: int | None,
+                        deadline: float | None = None) -> list[int]:
         """:meth:`_judge_all` over every protected cell (``decide``) or the focus cells, the
         cells found exposed before first; the cells this call finds exposed move to the
         front."""
         exposed = self._judge_all([k for k in self._order if decide or self._focus[k]], y,
-                                  decide, cuts, min_violation, stop_after)
+                                  decide, cuts, min_violation, stop_after, deadline)
         for k in exposed:
             self._order.remove(k)
             self._order.insert(0, k)
         return exposed
 
     def _judge_all(self, ks: list[int], y: np.ndarray, decide: bool, cuts: list | None,
-                   min_violation: float, stop_after: int | None = None) -> list[int]:
+                   min_violation: float, stop_after: int | None = None,
+                   deadline: float | None = None) -> list[int]:
         """Judge protected cells ``ks`` in order (:meth:`_judge`); return those found
         exposed, stopping at ``stop_after`` of them (``cuts`` None: a verdict only). On
         network tables the flows of the cells no remembered proof settles are solved
@@ -777,6 +784,8 @@ class CapacityOracle:
                     support = self._support(y)
                 flows = self._flow_sides(jobs, y, support)
             for k in batch:
+                if deadline is not None and time.perf_counter() > deadline:
+                    return exposed
                 if flows is not None and k not in flows:
                     continue  # remembered proofs meet every requirement
                 if not self._judge(k, y, decide, cuts, min_violation,
