@@ -449,7 +449,8 @@ class CapacityOracle:
             x, q = solve(h, c, down, up, y, (down_search, up_search))
         except SolverError:
             raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
-                              f"ended with status {h.modelStatusToString(h.getModelStatus())}")
+                              f"ended with status {h.modelStatusToString(h.getModelStatus())}"
+                              ) from None
         # c x = q x for every completion x: (1 - c_p q_p) c_p x_p = sum_{i != p} q_i x_i, so
         # c x <= sum_{i != p} g_i y_i / (1 - c_p q_p) with the true rooms in g
         rising, falling = np.maximum(q, 0.0), np.maximum(-q, 0.0)
@@ -481,9 +482,9 @@ class CapacityOracle:
         if key not in self._lps:
             nf = self.num_free
             if kernel:
-                kernel = self._kernel
-                matrix = sp.hstack([kernel.T, -kernel.T])
-                d = kernel.shape[1]
+                basis = self._kernel
+                matrix = sp.hstack([basis.T, -basis.T])
+                d = basis.shape[1]
                 h = new_highs(matrix, np.zeros(2 * nf), np.zeros(2 * nf), np.full(2 * nf, np.inf),
                               np.zeros(d), np.zeros(d), presolve=False, what="attacker LP")
             else:
