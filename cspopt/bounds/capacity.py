@@ -126,9 +126,9 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
             found += oracle.separate(y, capped_search=capped_search, deadline=deadline)[1]
         elif not found:
             core = probe  # no cut found there: the core moves in
-            for capped in dict.fromkeys((capped_search, False)):  # the search, then exact
-                if not found and not late():
-                    _, found = oracle.separate(y, capped_search=capped, deadline=deadline)
+            _, found = oracle.separate(y, capped_search=capped_search, deadline=deadline)
+            if not found and capped_search and not late():  # the search, then the exact LPs
+                _, found = oracle.separate(y, deadline=deadline)
             if not found and bridgeless and not late():
                 found = oracle.bridgeless_cuts(y)
             if not found and not late():
