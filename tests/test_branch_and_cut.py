@@ -243,22 +243,17 @@ def _enumerated_tables(rng):
         yield table, published, inst, safe
 
 
-def test_capped_search_cuts_hold_at_every_protecting_pattern():
-    """The capped search (attacker moves capped at the requirement, then the true rooms
-    where its cut is not violated) gives only capacity cuts built from true rooms: at
-    random fractional points of 2x2x2 tables with every margin (whose relations have
-    circuits that move a margin twice as far as a cell, so the cap is a search, not a
-    relaxation) and a-priori upper bounds of 1e6, as the CSPLIB tables (the internal cells
-    and three margins free, so that the audit judges every pattern), every cut is violated
-    where it is returned and holds at every protecting pattern, and the loop's bound stays
-    at most the optimum."""
-    rng = np.random.default_rng(7)
+def _protectable_cubes(rng, count: int):
+    """``count`` of ``(table, published, instance, protecting patterns)``: 2x2x2 tables with
+    every margin and a-priori upper bounds of 1e6, as the CSPLIB tables (whose relations
+    have circuits that move a margin twice as far as a cell), the internal cells and three
+    margins free, so that every pattern is enumerated, and some pattern protecting."""
     shape = (2, 2, 2)
     margin = np.ones(np.add(shape, 1), dtype=bool)
     margin[:2, :2, :2] = False
     margins = np.flatnonzero(margin.ravel())
-    checked = tables = 0
-    while tables < 6:
+    made = 0
+    while made < count:
         sensitive = rng.random(shape) < 0.3
         if not sensitive.any():
             continue
@@ -267,22 +262,37 @@ def test_capped_search_cuts_hold_at_every_protecting_pattern():
         published = rng.choice(margins, margins.size - 3, replace=False)
         inst = build_interval_instance(cube, must_publish=published, preprocessing=False)
         ny = inst.candidates.size
-        oracle = CapacityOracle(inst)
-        if not inst.protected.size or not oracle.protects(np.ones(ny)):
+        if not inst.protected.size or not CapacityOracle(inst).protects(np.ones(ny)):
             continue
         safe = [y for y in map(np.array, itertools.product((0.0, 1.0), repeat=ny))
                 if audit(cube, inst.candidates[y > 0.5], requirement="interval",
                          cells="sensitive").protected]
-        tables += 1
+        made += 1
+        yield cube, published, inst, safe
+
+
+def test_capped_search_cuts_hold_at_every_protecting_pattern():
+    """The capped search (attacker moves capped at the requirement, then the true rooms
+    where its cut is not violated) gives only capacity cuts built from true rooms: at
+    random fractional points of :func:`_protectable_cubes` (where the cap is a search, not a
+    relaxation) every cut is violated where it is returned and holds at every protecting
+    pattern, and the loop's bound stays at most the optimum."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for cube, _, inst, safe in _protectable_cubes(rng, 6):
+        ny = inst.candidates.size
+        oracle = CapacityOracle(inst)
         for _ in range(12):
             y = np.clip(rng.random(ny) * rng.uniform(0.1, 1.2), 0.0, 1.0)
             for cut in oracle.separate(y, capped_search=True)[1]:
                 assert cut.activity(y) < cut.rhs
                 assert all(cut.activity(s) >= cut.rhs - 1e-9 for s in safe), (cube.values, cut)
                 checked += 1
-        bound, _, _, converged = capacity_lp(inst, CapacityOracle(inst), capped_search=True)
+        points = []
+        bound, y, _, converged = capacity_lp(inst, CapacityOracle(inst), capped_search=True,
+                                             points=points.append)
         optimum = min(inst.weights[inst.candidates] @ s for s in safe)
-        assert converged and bound <= optimum + 1e-6
+        assert converged and bound <= optimum + 1e-6 and np.array_equal(points[-1], y)
     assert checked >= 20
 
 
@@ -671,3 +681,27 @@ def test_the_root_loop_tails_off_only_after_its_first_seconds():
     assert not _tailing([0.3 * i for i in range(40)], rising)
     slow = [1e6 * (1 + 0.001 * i) for i in range(40)]
     assert _tailing([0.3 * i for i in range(40)], slow)
+
+
+def test_a_root_that_tails_off_goes_on_with_the_capped_search(monkeypatch):
+    """Where the root loop tails off unconverged on a table that is not a network, the
+    capped search goes on from its cuts: on 3x3x2 tables with every margin and a-priori
+    upper bounds of 1e6 whose root is made to tail off after its first master, the
+    branch-and-cut still proves the compact MIP's optimum and its pattern passes the
+    audit."""
+    import cspopt.bounds.capacity as capacity
+
+    monkeypatch.setattr(capacity, "_tailing", lambda times, values: True)
+    rng = np.random.default_rng(3)
+    solved = 0
+    while solved < 6:
+        sensitive = rng.random((3, 3, 2)) < 0.2
+        if not sensitive.any():
+            continue
+        cube = cube_table(rng.integers(1, 20, (3, 3, 2)), sensitive, "value", 0.3, 1.0)
+        cube = cube.replace(apriori_upper=np.full(cube.values.size, 1e6))
+        result = solve_branch_and_cut(cube)
+        assert "capped_search" in result.timings
+        assert result.status == "optimal" and result.audit.protected
+        assert result.objective == pytest.approx(solve_interval(cube).objective)
+        solved += 1
