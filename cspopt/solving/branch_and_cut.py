@@ -391,10 +391,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             record("bridgeless", lower=root_bound)
         elif (not converged and oracle.network is None
               and best["upper"] > best["lower"] + 1e-9):
-            # where the root tailed off unconverged (CSPLIB hier13, hier133a), the capped
-            # search goes on from its cuts: it lifts the bound faster than SCIP's rounds
-            # (hier13 at 300 s: 3.63 -> 4.05 million, docs/bench/history.md); its points
-            # guide the search process's patterns
+            # where the root tailed off unconverged (CSPLIB hier13; hier133a's converges),
+            # or its deadline stopped it, the capped search goes on from its cuts: it lifts
+            # the bound faster than SCIP's rounds (hier13 at 300 s: 3.63 -> 4.05 million,
+            # docs/bench/history.md); its points guide the search process's patterns
             t0 = time.perf_counter()
             root_bound, _, root_cuts, converged = capacity_lp(
                 inst, oracle, deadline=phase_end(t0, _CAPPED_SEARCH_SHARE), cuts=root_cuts,
