@@ -220,10 +220,18 @@ def _search(job: SearchJob, send, next_point) -> None:
     patterns = list(job.patterns)
     best = [job.incumbent]
 
-    def offer(phase: str, y: np.ndarray, guide: np.ndarray = job.root_y) -> np.ndarray | None:
+    def offer(phase: str, y: np.ndarray, guide: np.ndarray = job.root_y,
+              dearest_too: bool = False) -> np.ndarray | None:
         if not oracle.protects(y):
             return None
-        cleaned = oracle.prune(y, np.lexsort((-weights, guide)), until)  # least wanted first
+        # least wanted by the LP first; for a guided pattern also the dearest first, the
+        # cheaper kept (hier13, one guided pattern of 10,345,049: 9,419,016 and 8,885,423;
+        # three noisy LP orders 8.82-9.48 million; docs/bench/history.md)
+        orders = [np.lexsort((-weights, guide))]
+        if dearest_too:
+            orders.append(np.argsort(-weights, kind="stable"))
+        cleaned = min((oracle.prune(y, order, until) for order in orders),
+                      key=lambda pruned: float(weights @ pruned))
         patterns.append(cleaned)
         if weights @ cleaned < weights @ best[-1] - 1e-9:
             best.append(cleaned)
@@ -238,7 +246,7 @@ def _search(job: SearchJob, send, next_point) -> None:
         guided = lp_guided_attacker(inst, point, deadline=until)
         if guided is not None:
             offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided)
-                  .astype(float), point)
+                  .astype(float), point, dearest_too=True)
         spent[:] = time.perf_counter() - started, time.perf_counter()
         return None if best[-1] is before else best[-1]
 
