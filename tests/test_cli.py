@@ -40,6 +40,8 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
         (["info", "table.xlsx"], "unknown table format"),
         (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph"], "not a network"),
         (["audit", EX1, "--requirement", "exact", "--verdict"], "interval requirement only"),
+        (["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact"],
+         "solve with interval protection (--protection interval)"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):

@@ -185,7 +185,10 @@ def build_instance(
     try:
         net = table.network()
     except NotNetworkError as exc:
-        raise NotNetworkError(f"(P) and (P_N) are stated on 2-D tables: {exc}") from None
+        raise NotNetworkError(
+            f"(P) and (P_N) are stated on 2-D tables: {exc}; on other tables give the "
+            "sensitive cells protection levels (lpl/upl/spl) and solve with interval "
+            "protection (--protection interval)") from None
     n = table.num_cells
     weights, published = suppression_options(table, weights, must_publish,
                                              publish_totals=publish_totals,
