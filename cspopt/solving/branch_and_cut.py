@@ -116,8 +116,10 @@ _ROOT_SHARE = 0.5
 _NEIGHBOURHOOD_SHARE = 0.25
 #: and the sweep of balls around the sensitive cells
 _BALLS_SHARE = 0.2
-#: the share of the time limit the bridgeless cuts' rounds get after them
-_BRIDGELESS_SHARE = 0.2
+#: the share of the time limit the bridgeless cuts' rounds (with the capped search) get
+#: after them; the phase converges in seconds on hier13x7x7d, not on hier133a (300 s: bound
+#: 4,467,000 with 0.2, 4,546,039 with 0.4, 4,555,836 with 0.6, the tree getting the rest)
+_BRIDGELESS_SHARE = 0.4
 
 #: the share of the time limit the root loop's capped search may go on where the root did
 #: not converge (tables that are not networks)
