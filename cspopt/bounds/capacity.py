@@ -71,9 +71,9 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     150 s (the bound oracle at 300 s: 3.99 against 3.46 million; 4.12 against 4.02 million
     once the attacker LPs got a model per direction). The bound oracle uses it; the
     branch-and-cut only before its tree, once its root loop has tailed off unconverged or
-    in its bridgeless phase (the patterns its
-    searches built from the other root point were better on hier13x7x7d: 10,044 against
-    10,279 and 10,689 at 300 s; hier13 at 300 s: bound 4.05 against 3.63 million).
+    in its bridgeless phase (the patterns its searches built from the other root point were
+    better on hier13x7x7d: 10,044 against 10,279 and 10,689 at 300 s; hier13 at 300 s:
+    bound 4.05 against 3.63 million; hier133a 4.29 against 4.55 million).
 
     ``points``: called with each master's point (a search process's guide).
 

@@ -717,8 +717,7 @@ class CapacityOracle:
         it gave better bounds but dearer patterns (hier13x7x7d at 300 s: 10,279 and 10,689
         against 10,044), so the bound oracle uses it, the branch-and-cut only before its tree:
         after a root loop that stopped unconverged, and in its bridgeless phase
-        (:func:`~cspopt.solving.solve_branch_and_cut`). At
-        ``deadline`` (a
+        (:func:`~cspopt.solving.solve_branch_and_cut`). At ``deadline`` (a
         :func:`time.perf_counter` value; fractional points) the round stops with the cuts
         found so far, and ``protected`` is False.
         """
