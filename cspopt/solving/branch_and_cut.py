@@ -385,13 +385,15 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         # own after the neighbourhoods (hier13x7x7d: 8,413 -> 8,899 in 60 s; 8,541 in the
         # 10 s the searches left them before the root loop's deadline), with the capped
         # search, which finds cuts where the exact LPs converged (hier133a at 300 s: bound
-        # 4,290,389 -> 4,466,847; the root point the searches start from is unchanged)
+        # 4,290,389 -> 4,466,847; the root point the searches start from is unchanged); its
+        # master points guide the search process's patterns, as the capped phase's do
+        # (hier13x7x7d at 300 s: 9,967 against 10,147, one run each)
         if (bridgeless and oracle.has_bridgeless and converged
                 and best["upper"] > best["lower"] + 1e-9):
             t0 = time.perf_counter()
             root_bound, _, root_cuts, _ = capacity_lp(
                 inst, oracle, deadline=phase_end(t0, _BRIDGELESS_SHARE), cuts=root_cuts,
-                capped_search=True)
+                capped_search=True, points=None if searcher is None else searcher.send_point)
             timings["bridgeless"] = time.perf_counter() - t0
             record("bridgeless", lower=root_bound)
         elif (not converged and oracle.network is None
