@@ -333,7 +333,8 @@ def _parser() -> argparse.ArgumentParser:
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
     p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
-                                        "sp", "hypercube", "pbp", "gensup", "ga", "ls"],
+                                        "sp", "hypercube", "pbp", "gensup", "ga", "ls",
+                                        "capped"],
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
@@ -344,7 +345,9 @@ def _parser() -> argparse.ArgumentParser:
                         "hypercube = the hypercube method, pbp = PBP (2-D tables), gensup = "
                         "the genetic algorithm GenSup (2-D, one hierarchical dimension), ga = "
                         "Smith et al.'s (2012) GA over the incremental attacker's order "
-                        "(any table), ls = their local search over that order")
+                        "(any table), ls = their local search over that order, capped = "
+                        "single-cell MIPs against an attacker capped at the requirement, cell "
+                        "by cell (any table)")
     p.add_argument("--clean", action="store_true",
                    help="heuristics: delete-and-check clean-up of the pattern")
     heuristic_options(p)

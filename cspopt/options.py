@@ -25,9 +25,9 @@ _INTERVAL = frozenset({"interval"})
 _LAGRANGIAN = frozenset({"auto", "lagrangian"})
 _COMPACT = frozenset({"mip"})
 _BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga", "ls"})
+_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga", "ls", "capped"})
 _HEURISTIC_USERS = ("the heuristics (method='castro', 'sp', 'hypercube', 'pbp', 'gensup', "
-                    "'ga', 'ls')")
+                    "'ga', 'ls', 'capped')")
 _ORDER_SEARCHES = frozenset({"ga", "ls"})
 _ORDER_SEARCH_USERS = "Smith et al.'s order searches (method='ga' or 'ls')"
 

@@ -10,7 +10,7 @@ import json
 
 import numpy as np
 import pytest
-from oracles import brute_force, small_cube
+from oracles import brute_force, cube_table, small_cube
 from test_executable import run
 
 import cspopt
@@ -185,7 +185,7 @@ def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_patt
 
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_tables_without_a_network_get_a_typed_error(method):
-    if method in ("ga", "ls"):  # attacker LPs: any linear table
+    if method in ("ga", "ls", "capped"):  # attacker LPs or the compact model: any table
         result = cspopt.solve(small_cube(), method=method)
         assert audit(small_cube(), result.suppressed, requirement="interval").protected
         return
@@ -305,3 +305,20 @@ def test_pbp_phase_one_leaves_no_single_suppression_in_a_line_without_sensitive_
                 members = node == line
                 if not table.sensitive[members].any():
                     assert suppressed[members].sum() != 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_capped_mips_protect_3d_tables_and_never_beat_the_optimum(seed):
+    """Moves capped at the requirement make the attacker weaker than the table's, so each
+    cell's MIP pattern protects that cell against the real attacker: the union needs no
+    completion, passes the audit and costs at least the compact MIP's optimum."""
+    from cspopt.solving import solve_interval
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 30, size=(3, 3, 2)).astype(float)
+    sensitive = rng.random(values.shape) < 0.2
+    sensitive[0, 0, 0] = True
+    table = cube_table(values, sensitive, "value", 0.25, 1.0)
+    result = cspopt.solve(table, method="capped", clean=True)
+    assert result.audit.protected and result.message == ""
+    assert result.objective >= solve_interval(table).objective - 1e-9

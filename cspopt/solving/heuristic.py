@@ -22,6 +22,7 @@ from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.lines import line_bound
 from cspopt.errors import InputError
 from cspopt.heuristics import (
+    capped_sequential,
     castro_heuristic,
     gensup_heuristic,
     hypercube_heuristic,
@@ -43,7 +44,7 @@ __all__ = ["HEURISTICS", "RANDOMISED", "solve_heuristic"]
 #: the heuristics :func:`solve_heuristic` runs, by method name
 HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic,
               "pbp": pbp_heuristic, "gensup": gensup_heuristic, "ga": smith_ga,
-              "ls": local_search}
+              "ls": local_search, "capped": capped_sequential}
 #: the options some heuristics take (:data:`cspopt.options.OPTIONS` says which)
 _METHOD_OPTIONS = ("seed", "operator", "groups")
 #: the randomised ones, which take ``seed``

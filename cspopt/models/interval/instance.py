@@ -69,6 +69,9 @@ class IntervalInstance:
     sides: tuple[tuple[bool, bool], ...]
     relations: sp.csr_matrix  # relations x free cells, relations touching free cells only
     deviation_class: np.ndarray  # per free cell, see models.interval.linked (-1: never deviates)
+    # every move capped at the requirement also where that is not exact (a weaker attacker:
+    # cspopt.heuristics.capped), see room_cap
+    moves_capped: bool = False
 
     @functools.cached_property
     def relations_by_cell(self) -> sp.csr_matrix:
@@ -100,8 +103,10 @@ class IntervalInstance:
         most ``r`` and no further than the first did (the dropped relations are sums of
         kept ones, so it satisfies them too). Each side needs at most the largest
         requirement: ``upl`` and ``lpl`` alone, ``spl`` where it exceeds their sum.
+        ``moves_capped`` caps the rooms so on any table: an attacker weaker than the table's
+        (:mod:`cspopt.heuristics.capped`).
         """
-        if not self.table.has_network_form:
+        if not (self.moves_capped or self.table.has_network_form):
             return np.full(self.protected.size, np.inf)
         return self.requirement_unit
 
