@@ -65,7 +65,9 @@ def capped_sequential(inst: IntervalInstance, *, deadline: float | None = None,
     returned protects the cells visited.
     """
     ny = inst.candidates.size
-    y = np.zeros(ny)
+    # what every minimal pattern suppresses (a sensitive cell's deviation class), which a
+    # cell's own instance no longer forces for the other cells
+    y = np.asarray(inst.candidate_bounds()[0], dtype=float).copy()
     outcome = PathsOutcome(suppressed=y)
     order = np.arange(inst.protected.size) if order is None else np.asarray(order)
     for k in order.tolist():
