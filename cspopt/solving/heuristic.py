@@ -1,4 +1,5 @@
-"""The seed papers' heuristics as solving methods: an audited pattern, never a proof.
+"""The seed papers' heuristics, and cspopt's capped single-cell MIPs
+(:mod:`cspopt.heuristics.capped`), as solving methods: an audited pattern, never a proof.
 
 A heuristic of :mod:`cspopt.heuristics` finds a pattern on the instance's arrays; here it
 becomes a :class:`~cspopt.result.SolveResult` like every method's. Where the heuristic's own
