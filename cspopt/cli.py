@@ -332,9 +332,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
-    p.add_argument("--method", choices=["auto", "lagrangian", "mip", "branch-and-cut", "castro",
-                                        "sp", "hypercube", "pbp", "gensup", "ga", "ls",
-                                        "capped"],
+    p.add_argument("--method", choices=list(dict.fromkeys(METHODS["exact"]
+                                                          + METHODS["interval"])),
                    default="auto",
                    help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
                         "on x with cut-set constraints (SCIP) if a gap remains; mip = the "

@@ -75,8 +75,8 @@ def cell_arcs(inst: IntervalInstance, method: str, network: TableNetwork | None 
 class PathsOutcome:
     """What a heuristic of :mod:`cspopt.heuristics` found: the suppressed candidates (a mask
     over ``inst.candidates``), the sensitive cells it could not protect (cell id, ``"lower"``
-    or ``"upper"``), the number of shortest paths (or rectangles) searched, and whether the
-    deadline stopped it."""
+    or ``"upper"``), the number of shortest paths (or rectangles, or single-cell MIPs)
+    searched, and whether the deadline stopped it."""
 
     suppressed: np.ndarray
     failed: list[tuple[int, str]] = field(default_factory=list)
