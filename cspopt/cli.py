@@ -12,7 +12,6 @@ libraries write to C-level stdout is sent to stderr (:func:`cspopt.backends.cons
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections.abc import Sequence
@@ -22,8 +21,17 @@ from cspopt import __version__
 from cspopt.backends.console import result_stdout
 from cspopt.errors import CspoptError, InputError, PatternError, SolverError
 from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
+from cspopt.jsondoc import dumps
 from cspopt.options import OPTIONS, refuse_inapplicable
-from cspopt.solving.api import DUALS, METHODS, bound, certify, resolve_protection, solve
+from cspopt.solving.api import (
+    DEFAULT_GAP,
+    DUALS,
+    METHODS,
+    bound,
+    certify,
+    resolve_protection,
+    solve,
+)
 
 __all__ = ["main"]
 
@@ -62,7 +70,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "structure": _structure(table),
     }
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(dumps(info))
     else:
         for key, value in info.items():
             print(f"{key:>20}: {value}")
@@ -87,13 +95,25 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     table = _load(args)
     ids = _parse_ids(args.suppress) if args.suppress else []
     integer = {"auto": None, "yes": True, "no": False}[args.integer]
+    requirement = args.requirement
+    if requirement == "auto":
+        requirement = "interval" if table.has_interval_protection else "exact"
+    if args.method == "graph" and requirement == "interval":
+        raise InputError("--method graph decides exact disclosure only, and this audit asks "
+                         "for interval protection" + (
+                             " (the table's sensitive cells carry protection levels)"
+                             if args.requirement == "auto" else "")
+                         + ": use --method lp, or --requirement exact")
+    if args.verdict and (args.method == "graph" or requirement != "interval"):
+        raise InputError("--verdict decides the interval requirement with attacker LPs: "
+                         "give --requirement interval and --method lp")
     if args.method == "graph":
         result = graph_audit(table, ids, integer=integer)
     else:
         result = audit(table, ids, requirement=args.requirement, integer=integer,
                        **(dict(cells="sensitive", ranges="verdict") if args.verdict else {}))
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(dumps(result.to_dict()))
     else:
         print(result.summary())
     return 0 if result.protected else 1
@@ -141,13 +161,24 @@ def _progress_printer(enabled: bool):
 
 def _print_result(result, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(dumps(result.to_dict()))
     else:
         print(result.summary())
 
 
+def _check_plot(path: str | None) -> None:
+    """Refuse a ``--plot`` that could not be drawn or written, before the solve."""
+    if path:
+        from cspopt.io import check_writable
+        from cspopt.plot import require_matplotlib
+
+        require_matplotlib()
+        check_writable(path, "--plot")
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
     table = _load(args)
+    _check_plot(args.plot)
     start = _parse_ids(args.start) if args.start else None
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
@@ -199,7 +230,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 
 
 def _cmd_protect(args: argparse.Namespace) -> int:
+    from cspopt.io import check_writable
     from cspopt.microdata import protect
+    from cspopt.microdata.protect import output_format
 
     hierarchies = {}
     for item in args.hrc:
@@ -208,19 +241,22 @@ def _cmd_protect(args: argparse.Namespace) -> int:
             raise InputError(f"--hrc {item!r}: expected DIMENSION=FILE.hrc")
         hierarchies[name] = path
     options = dict(seed=args.seed, operator=args.operator, groups=args.groups)
+    if args.output:  # refused before the solve, not after it
+        output_format(args.output)
+        check_writable(args.output, "-o")
+    _check_plot(args.plot)
     protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
                         costs=args.costs, total=args.total, holding=args.holding,
-                        protection=args.protection,
+                        protection=args.protection, encoding=args.encoding,
                         method=args.method, time_limit=args.time_limit, **options)
     if args.output:
-        protected.write_csv(args.output)
+        protected.write(args.output)
     if args.plot:
         protected.plot(args.plot)
     if args.json:
-        print(json.dumps(dict(protected.result.to_dict(), cells=protected.table.num_cells,
-                              primary=int(protected.table.sensitive.sum()),
-                              output=args.output), indent=2))
+        print(dumps(dict(protected.result.to_dict(), cells=protected.table.num_cells,
+                         primary=protected.table.sensitive.sum(), output=args.output)))
     else:
         print(protected.summary())
     return 0 if protected.result.has_pattern else 1
@@ -365,7 +401,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--solver", choices=["highs", "scip"], default=_DEFAULT["solver"])
     p.add_argument("--route", choices=["matrix", "pyomo"], default=_DEFAULT["route"],
                    help="how --method mip hands the model to the solver")
-    p.add_argument("--gap", type=float, default=1e-6, help="relative MIP gap to stop at")
+    p.add_argument("--gap", type=float, default=DEFAULT_GAP,
+                   help="relative gap a MIP or branch-and-cut stops at")
     p.add_argument("--threads", type=int)
     p.add_argument("--start", metavar="IDS",
                    help="a safe pattern (e.g. another tool's) to start any method from")
@@ -406,6 +443,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="microdata to a protected table: tabulate, apply sensitivity "
                             "rules, suppress")
     p.add_argument("data", help="microdata: a CSV (header line, ',' or ';') or Parquet file")
+    p.add_argument("--encoding", default="utf-8",
+                   help="text encoding of a CSV file (default utf-8; e.g. latin-1)")
     p.add_argument("--dims", required=True, metavar="A,B",
                    help="explanatory variables, comma-separated")
     p.add_argument("--response", help="the variable the cells sum (default: counts)")
@@ -426,7 +465,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the solve")
     p.add_argument("-o", "--output", metavar="OUT.csv",
                    help="one row per cell: codes, value, status, protection, attacker's "
-                        "interval, published value")
+                        "interval, published value (.csv, or .parquet with pyarrow)")
     p.add_argument("--plot", metavar="FILE.png", help="a picture of the pattern")
     p.add_argument("--json", action="store_true", help="the result as one JSON document")
     p.set_defaults(run=_cmd_protect)

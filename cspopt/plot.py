@@ -12,7 +12,7 @@ import numpy as np
 
 from cspopt.errors import InputError, MissingExtraError
 
-__all__ = ["plot_bounds", "plot_pattern"]
+__all__ = ["plot_bounds", "plot_pattern", "require_matplotlib"]
 
 #: cell colours of :func:`plot_pattern`
 _COLOURS = {"published": "#ffffff", "primary": "#d62728", "secondary": "#ff9f1c",
@@ -21,11 +21,18 @@ _COLOURS = {"published": "#ffffff", "primary": "#d62728", "secondary": "#ff9f1c"
 _MAX_SLICES = 16
 
 
-def _pyplot():
+def require_matplotlib():
+    """matplotlib, or :class:`MissingExtraError` naming the extra (callers check before a
+    solve whose picture is asked for)."""
     try:
         import matplotlib
     except ImportError:
         raise MissingExtraError("plotting needs matplotlib: pip install 'cspopt[plot]'") from None
+    return matplotlib
+
+
+def _pyplot():
+    matplotlib = require_matplotlib()
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt

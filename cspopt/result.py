@@ -212,24 +212,22 @@ class SolveResult:
                    message=message)
 
     def to_dict(self) -> dict[str, Any]:
-        def num(x: float):
-            return None if math.isnan(x) else (("inf" if x > 0 else "-inf") if math.isinf(x)
-                                               else x)
+        """The result as plain JSON types (:func:`cspopt.jsondoc.plain`)."""
+        from cspopt.jsondoc import plain
 
-        return {
+        return plain({
             "method": self.method, "model": self.model,
-            "termination": self.termination.value, "status": self.status.value,
+            "termination": self.termination, "status": self.status,
             "proven_optimal": self.proven_optimal, "proof": self.proof,
-            "objective": num(self.objective), "lower_bound": num(self.lower_bound),
-            "gap": num(self.gap), "suppressed": list(self.suppressed),
-            "unsafe": list(self.unsafe), "safe": list(self.safe),
-            "timings": dict(self.timings), "model_size": dict(self.model_size),
-            "history": [{k: num(v) if isinstance(v, float) else v for k, v in h.items()}
-                        for h in self.history],
+            "objective": self.objective, "lower_bound": self.lower_bound,
+            "gap": self.gap, "suppressed": self.suppressed,
+            "unsafe": self.unsafe, "safe": self.safe,
+            "timings": self.timings, "model_size": self.model_size,
+            "history": self.history,
             "audit": None if self.audit is None else {
-                "protected": self.audit.protected, "exposed": list(self.audit.exposed)},
+                "protected": self.audit.protected, "exposed": self.audit.exposed},
             "message": self.message,
-        }
+        })
 
     def summary(self) -> str:
         if self.status == "bound_only":  # no pattern: only the bound means anything

@@ -49,13 +49,22 @@ def tables(draw, shape: str, interval: bool) -> Table:
     if not sensitive.any():
         values.flat[0], sensitive.flat[0] = 5.0, True
     costs = draw(st.sampled_from(["value", "unit", "log"]))
-    scale = draw(st.sampled_from([1.0, 1.0, 1e3])) if interval else 1.0
+    # x 1e6: exact disclosure on integer tables near 1e9 (fuzz table exact_scale1e6)
+    scale = draw(st.sampled_from([1.0, 1.0, 1e3] if interval else [1.0, 1.0, 1e6]))
     levels = draw(st.sampled_from([0.1, 0.25, 0.5])) if interval else 0.0
     if shape == "cube":
         return cube_table(values, sensitive, costs, levels, scale)
     values = values * scale
     options = dict(lower_protection=levels * values, upper_protection=levels * values,
                    apriori_upper=values.sum() * 4) if interval else {}
+    variant = draw(st.sampled_from(["plain", "sliding", "published"])) if interval else ""
+    if variant == "sliding":  # a width beyond lpl + upl, which SP's paths ignore (gensup)
+        options["sliding_protection"] = 2.5 * levels * values
+    elif variant == "published":  # cells that must be published and full lower levels:
+        # some cell may have no protecting pattern at all (fuzz table heur_infeasible)
+        options["lower_protection"] = values.copy()
+        options["must_publish"] = ~sensitive & np.array(
+            draw(st.lists(st.booleans(), min_size=size, max_size=size))).reshape(dims)
     if shape == "finite-ub" and not interval:  # some cells sit at their upper bound
         options = dict(apriori_upper=np.full((dims[0] + 1, dims[1] + 1), values.sum() + 1))
         options["apriori_upper"][:dims[0], :dims[1]] = np.where(
@@ -146,6 +155,8 @@ def _heuristics(table: Table) -> list:
     for result in found:
         if result.termination == "method_failed":  # the failure is named, with no pattern
             assert result.message and not result.suppressed and result.status == "none"
+        if result.status == "infeasible":  # as the exact methods say it, naming the cells
+            assert result.message.startswith("no pattern protects")
     return found
 
 

@@ -3,6 +3,8 @@ pattern passes the audit, every bound is valid, no method crashes or claims a fa
 
 import math
 
+import numpy as np
+
 import pytest
 from conftest import INSTANCES
 from oracles import brute_force
@@ -113,3 +115,59 @@ def test_time_limited_solve_keeps_an_audited_incumbent(shared_instances):
     assert result.status in ("optimal", "feasible") and result.suppressed
     assert audit(table, result.suppressed, requirement="interval").protected
     assert result.lower_bound <= result.objective
+
+
+HIER3D = FUZZ / "hier3d_micro"
+
+
+def _hier3d_table():
+    """fuzz table hier3d_micro: 3-D microdata with two hierarchies (issue #49 item 2)."""
+    from cspopt.microdata.protect import build_table
+    from cspopt.microdata.rules import parse_rules
+    from cspopt.microdata.tabulate import tabulate
+
+    tabulation = tabulate(HIER3D / "micro.csv", ["region", "activity", "size"],
+                          response="turnover", depth=2,
+                          hierarchies={"region": HIER3D / "region.hrc",
+                                       "activity": HIER3D / "activity.hrc"})
+    return build_table(tabulation, parse_rules("P(15)|FREQ(3,10)"))[0]
+
+
+def test_rooms_of_float_noise_are_zero():
+    """The grand total of nonnegative microdata is its a-priori upper bound: its room up is
+    float noise (2.3e-9), which reached HiGHS as a 1e-13 coefficient it rejected."""
+    from cspopt.models.interval.build import build_interval_instance
+
+    table = _hier3d_table()
+    inst = build_interval_instance(table)
+    a = np.abs(table.values[inst.free])
+    up = inst.up_room[np.arange(inst.protected.size)]
+    for room in (inst.down_room[None, :], up):
+        assert not np.any((room != 0) & (np.abs(room) <= 1e-9 * np.maximum(1.0, a)))
+
+
+def test_capped_mips_on_3d_microdata_with_two_hierarchies():
+    from cspopt.heuristics.capped import capped_sequential
+    from cspopt.models.interval.build import build_interval_instance
+
+    table = _hier3d_table()
+    inst = build_interval_instance(table)
+    outcome = capped_sequential(inst, cell_seconds=10.0,
+                                order=np.arange(min(3, inst.protected.size)))
+    assert outcome.num_paths == min(3, inst.protected.size)  # every MIP was built and run
+
+
+def test_a_heuristic_that_cannot_build_its_model_steps_aside(monkeypatch):
+    """A SolverError in the capped MIPs leaves the cell to the caller; the solve goes on and
+    returns an audited pattern."""
+    import cspopt.heuristics.capped as capped
+    from cspopt.errors import SolverError
+
+    def rejected(*args, **kwargs):
+        raise SolverError("HiGHS rejected the model")
+
+    monkeypatch.setattr(capped, "run_highs", rejected)
+    table = read_table(FUZZ / "fz_3d_0.jj")
+    result = cspopt.solve(table, method="capped")
+    assert result.has_pattern and audit(table, result.suppressed).protected
+    check(cspopt.solve(table), table, "interval", 16.0)

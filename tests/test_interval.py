@@ -170,7 +170,7 @@ def test_bound_oracle_for_interval_protection():
     import cspopt
 
     for table in (read_table(INSTANCES / "ex1.jj"), gensup_class2(8, 6, seed=3)):
-        optimum = solve_interval(table, time_limit=60)
+        optimum = solve_interval(table)
         assert optimum.proven_optimal
         lp = cspopt.bound(table, protection="interval", method="lp")
         capacity = cspopt.bound(table)  # auto: interval (protection levels), capacity cuts

@@ -220,8 +220,7 @@ def test_protect_a_hierarchical_survey_table():
     says per cell what an attacker can derive."""
     df, parent = _survey()
     protected = protect(df, ["province", "activity"], response="turnover",
-                        rules="NK(1,60)|FREQ(3,10)", hierarchies={"province": parent},
-                        time_limit=120)
+                        rules="NK(1,60)|FREQ(3,10)", hierarchies={"province": parent})
     table, result = protected.table, protected.result
     assert result.status == "optimal"
     assert audit(table, result.suppressed, requirement="interval").protected

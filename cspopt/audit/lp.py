@@ -34,6 +34,7 @@ from collections.abc import Iterable
 
 import highspy
 import numpy as np
+import scipy.sparse as sp
 
 from cspopt.audit.judge import (
     assemble,
@@ -43,14 +44,13 @@ from cspopt.audit.judge import (
     tolerance_for,
 )
 from cspopt.audit.result import AuditResult
-from cspopt.backends.highs import new_highs
+from cspopt.backends.highs import Resolver, new_highs
 from cspopt.errors import InputError, SolverError
 
 __all__ = ["audit", "audit_seconds", "interval_verdict", "AttackerLP"]
 
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
-_SETTLED = (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible)
 _PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
 #: sides an LP over many cells must prove to be worth another round: it takes about as long
 #: as this many single-cell LPs (GenSup class II 80x80: 6 ms against 0.6 ms)
@@ -191,8 +191,15 @@ class AttackerLP:
         self.reached_high = np.zeros(self.columns.size)
         self.reached_low = np.zeros(self.columns.size)
         self.highs = self._new_highs(integer=False)
+        self._resolver = Resolver(self.highs)
         self._mip: highspy.Highs | None = None
-        self.num_solves = 0
+        self._mip_solves = 0
+        self.together_solves = 0  # LPs of prove_together
+
+    @property
+    def num_solves(self) -> int:
+        """LPs and MIPs solved (a warm LP restarted cold counts once more)."""
+        return self._resolver.solves + self._mip_solves + self.together_solves
 
     def _new_highs(self, *, integer: bool) -> highspy.Highs:
         n, m = int(self.columns.size), int(self.matrix.shape[0])
@@ -212,15 +219,7 @@ class AttackerLP:
         h = self.highs
         h.changeObjectiveSense(sense)
         h.changeColCost(col, 1.0)
-        h.run()
-        self.num_solves += 1
-        status = h.getModelStatus()
-        if status not in _SETTLED:
-            # a warm start left over from an unbounded solve can end in "Unknown": go cold
-            h.clearSolver()
-            h.run()
-            self.num_solves += 1
-            status = h.getModelStatus()
+        status = self._resolver.run()
         try:
             if status == _STATUS.kOptimal:
                 x = self._record(np.asarray(h.getSolution().col_value))
@@ -256,7 +255,7 @@ class AttackerLP:
             mip.changeColBounds(col, lo if np.isfinite(lo) else -highspy.kHighsInf, -1.0)
         try:
             mip.run()
-            self.num_solves += 1
+            self._mip_solves += 1
             status = mip.getModelStatus()
             if status in (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
                 return True
@@ -338,37 +337,87 @@ class AttackerLP:
         return ~(moved & (high - low >= width - tol))
 
     def prove_together(self, cells: np.ndarray, tolerance: float) -> None:
-        """Prove sides of sensitive ``cells`` many at a time: maximise (or minimise) the sum
-        of the open sides' deviations, each divided by its protection level, and record the
-        completion found; repeat while a round proves at least :data:`_WORTH_AN_LP` sides
-        (one such LP costs about as many single-cell ones). What is left goes to
-        :meth:`verdict` one cell at a time."""
+        """Prove sides of sensitive ``cells`` many at a time, one direction at a time:
+
+            max sum_j t_j   s.t.  A d = 0,  lb - a <= d <= ub - a,
+                                  0 <= t_j <= 1,  level_j t_j <= s d_j  (open sides j),
+
+        with ``s = +1`` upward and ``-1`` downward: each open side counts once it moves as
+        far as its level, and no further, so the completion found moves as many cells past
+        their levels as one completion can. (The plain sum of the moves is maximised at a
+        vertex that moves one cell as far as its bound allows: 913 of 914 sides stayed open
+        on an 11,025-cell 3-D table whose a-priori bounds were the table's magnitude.) The
+        completion is recorded; rounds repeat while one proves at least
+        :data:`_WORTH_AN_LP` sides (one such LP costs about as many single-cell ones). What
+        is left goes to :meth:`verdict` one cell at a time.
+        """
         table = self.table
         cols = self.position[cells]
         down, up = table.lower_protection[cells], table.upper_protection[cells]
         width = table.sliding_protection[cells]
         tol = tolerance_for(table.values[cells], tolerance)
-        everything = np.arange(self.columns.size, dtype=np.int32)
-        active = [_MAX, _MIN]
-        while active:
-            for sense in list(active):
-                # sides without a level of their own are left to verdict (whether the cell
-                # moves at all there): a weight of 1/tolerance would swamp the others
-                level = np.maximum(up if sense == _MAX else down, width)
+        for sense in (_MAX, _MIN):
+            # sides without a level of their own are left to verdict (whether the cell
+            # moves at all there)
+            level = np.maximum(up if sense == _MAX else down, width)
+            if not np.any(level > 0):
+                continue
+            lp = _TogetherLP(self, cols, level, upward=sense == _MAX)
+            while True:
                 open_ = self._open_sides(cols, down, up, width, tol, sense) & (level > 0)
                 if not open_.any():
-                    active.remove(sense)
-                    continue
-                cost = np.zeros(self.columns.size)
-                cost[cols[open_]] = 1.0 / level[open_]
-                self.highs.changeObjectiveSense(sense)
-                self.highs.changeColsCost(everything.size, everything, cost)
-                self.highs.run()
-                self.num_solves += 1
-                if self.highs.getModelStatus() == _STATUS.kOptimal:
-                    self._record(np.asarray(self.highs.getSolution().col_value))
+                    break
+                d = lp.solve(open_)
+                if d is None:
+                    break
+                self._record(d)
                 proved = int(np.count_nonzero(
                     open_ & ~self._open_sides(cols, down, up, width, tol, sense)))
                 if proved < _WORTH_AN_LP:
-                    active.remove(sense)
-        self.highs.changeColsCost(everything.size, everything, np.zeros(everything.size))
+                    break
+
+
+class _TogetherLP:
+    """The LP of :meth:`AttackerLP.prove_together` for one direction: the pattern's
+    deviation columns ``d``, then one ``t`` per sensitive cell, whose upper bound (1 or 0)
+    says whether its side is still open."""
+
+    #: each side aims this much past its level, so that a completion the LP's tolerances
+    #: leave a little short still proves it
+    _MARGIN = 1e-6
+
+    def __init__(self, attacker: AttackerLP, cols: np.ndarray, level: np.ndarray, *,
+                 upward: bool):
+        n, m, k = attacker.columns.size, attacker.matrix.shape[0], cols.size
+        self.n, self.k = n, k
+        sign = 1.0 if upward else -1.0
+        rows = np.arange(k)
+        # level_j t_j - s d_j <= 0, with level_j scaled up by the margin
+        link = sp.csr_matrix((np.concatenate([-sign * np.ones(k),
+                                              level * (1 + self._MARGIN)]),
+                              (np.concatenate([rows, rows]), np.concatenate([cols, n + rows]))),
+                             shape=(k, n + k))
+        matrix = sp.vstack([sp.hstack([attacker.matrix, sp.csr_matrix((m, k))]), link])
+        cost = np.concatenate([np.zeros(n), -np.ones(k)])  # min -sum t
+        self.highs = new_highs(matrix, cost, np.concatenate([attacker.lower, np.zeros(k)]),
+                               np.concatenate([attacker.upper, np.ones(k)]),
+                               np.concatenate([np.zeros(m), np.full(k, -np.inf)]),
+                               np.zeros(m + k), presolve=False, what="attacker LP")
+        self.resolver = Resolver(self.highs)
+        self.attacker = attacker
+        self._open = np.ones(k, dtype=bool)
+
+    def solve(self, open_: np.ndarray) -> np.ndarray | None:
+        """The deviations of the completion that moves most ``open_`` sides past their levels
+        (``None`` if HiGHS finds no optimum)."""
+        changed = np.flatnonzero(open_ != self._open)
+        if changed.size:
+            idx = (self.n + changed).astype(np.int32)
+            self.highs.changeColsBounds(idx.size, idx, np.zeros(idx.size),
+                                        open_[changed].astype(float))
+            self._open = open_.copy()
+        status = self.resolver.run()
+        self.attacker.together_solves += 1
+        if status != _STATUS.kOptimal:
+            return None
+        return np.asarray(self.highs.getSolution().col_value)[:self.n]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from cspopt.jsondoc import plain
 
 __all__ = ["CellAudit", "AuditResult", "REQUIREMENTS"]
 
@@ -12,16 +13,6 @@ __all__ = ["CellAudit", "AuditResult", "REQUIREMENTS"]
 #: ``"interval"``: the attacker's interval reaches ``a - lpl`` and ``a + upl`` and is at
 #: least ``spl`` wide (Fischetti & Salazar-Gonzalez; Smith et al. 2012 §II-A).
 REQUIREMENTS = ("exact", "interval")
-
-
-def _json_number(x: float | None) -> float | str | None:
-    if x is None:
-        return None
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if math.isnan(x):
-        return None
-    return x
 
 
 @dataclass(frozen=True)
@@ -53,7 +44,7 @@ class CellAudit:
     width_shortfall: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _json_number(v) if isinstance(v, float) else v for k, v in asdict(self).items()}
+        return plain(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -101,17 +92,17 @@ class AuditResult:
         return self._by_cell[int(cell)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        return plain({
             "protected": self.protected,
             "requirement": self.requirement,
             "integer": self.integer,
             "method": self.method,
-            "suppressed": list(self.suppressed),
-            "exposed": list(self.exposed),
+            "suppressed": self.suppressed,
+            "exposed": self.exposed,
             "num_solves": self.num_solves,
             "seconds": self.seconds,
             "cells": [c.to_dict() for c in self.cells],
-        }
+        })
 
     def summary(self) -> str:
         """A few human-readable lines: verdict and the exposed cells with their shortfalls."""

@@ -6,7 +6,9 @@ arrays takes about 2 s, so every formulation reaches HiGHS through here.
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 
 import highspy
 import numpy as np
@@ -17,7 +19,9 @@ from cspopt.backends.outcome import SolverOutcome
 from cspopt.errors import SolverError
 from cspopt.result import PROOF_GAP
 
-__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "TERMINATION"]
+__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "Resolver", "TERMINATION"]
+
+log = logging.getLogger(__name__)
 
 
 def highs(*, verbose: bool = False) -> highspy.Highs:
@@ -58,8 +62,13 @@ def new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper, *, integ
     if integer is not None and np.any(integer):
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                            for i in integer]
-    if h.passModel(lp) != highspy.HighsStatus.kOk:
-        raise SolverError(f"HiGHS rejected the {what}")
+    status = h.passModel(lp)
+    if status == highspy.HighsStatus.kWarning:  # accepted, e.g. with entries below 1e-9
+        log.info("HiGHS accepted the %s with a warning (tiny entries dropped or huge bounds "
+                 "taken as infinite)", what)
+    elif status != highspy.HighsStatus.kOk:
+        raise SolverError(f"HiGHS rejected the {what} ({matrix.shape[0]} rows, "
+                          f"{matrix.shape[1]} columns)")
     return h
 
 
@@ -154,3 +163,66 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
     if termination == "optimal" and has_solution and info.mip_gap > PROOF_GAP:
         termination = "gap_limit"  # HiGHS calls a stop at mip_rel_gap "optimal"
     return SolverOutcome(termination, has_solution=has_solution, lower_bound=lower, x=x)
+
+
+#: a warm re-solve may take this many times the slowest cold solve of the same model ...
+_WARM_FACTOR = 4.0
+#: ... and at least this long, before it is restarted cold
+_WARM_FLOOR = 0.05
+#: warm re-solves that ran out in a row before every re-solve starts cold
+_WARM_GIVE_UP = 3
+
+
+class Resolver:
+    """Re-solves of one HiGHS LP whose costs or bounds change between solves (the attacker
+    LPs of the audit and of the capacity oracle): warm from the last basis, cold where that
+    fails.
+
+    A warm start is mostly a few pivots, but on some tables HiGHS's dual simplex crawls from
+    the old basis: CSPLIB hier163d's audit of a 3,564-cell pattern took 67 s for one LP warm
+    and 4 ms cold (489 s for the whole audit against 0.3 s cold; docs/bench/history.md). So
+    a warm solve may take :data:`_WARM_FACTOR` times the slowest cold solve of the model (at
+    least :data:`_WARM_FLOOR` seconds); past that it is restarted cold, and after
+    :data:`_WARM_GIVE_UP` such restarts in a row every solve starts cold. A stale basis that
+    ends in HiGHS's "unknown" is also solved again cold. ``solves`` counts the runs.
+    """
+
+    def __init__(self, h: highspy.Highs):
+        self.h = h
+        self.solves = 0
+        self._cold_seconds: float | None = None  # the slowest cold solve so far
+        self._timeouts = 0  # warm solves restarted cold, in a row
+
+    def run(self) -> highspy.HighsModelStatus:
+        """Solve; return HiGHS's model status (the caller judges it)."""
+        h = self.h
+        warm = self._cold_seconds is not None and self._timeouts < _WARM_GIVE_UP
+        if warm:
+            # HiGHS's time limit counts the model's run time over all its solves
+            h.setOptionValue("time_limit", h.getRunTime() + max(
+                _WARM_FLOOR, _WARM_FACTOR * self._cold_seconds))
+            h.run()
+            self.solves += 1
+            h.setOptionValue("time_limit", highspy.kHighsInf)
+            status = h.getModelStatus()
+            if status == _HS.kTimeLimit:
+                self._timeouts += 1
+            elif status in _SETTLED:
+                self._timeouts = 0
+                return status
+        return self._cold()
+
+    def _cold(self) -> highspy.HighsModelStatus:
+        h = self.h
+        h.clearSolver()
+        started = time.perf_counter()
+        h.run()
+        self.solves += 1
+        seconds = time.perf_counter() - started
+        self._cold_seconds = max(self._cold_seconds or 0.0, seconds)
+        return h.getModelStatus()
+
+
+#: statuses a solve of an attacker LP can end in (``d = 0`` is feasible: "unbounded or
+#: infeasible" means unbounded)
+_SETTLED = (_HS.kOptimal, _HS.kUnbounded, _HS.kUnboundedOrInfeasible)

@@ -41,6 +41,7 @@ from dataclasses import replace
 import numpy as np
 
 from cspopt.backends.highs import run_highs
+from cspopt.errors import SolverError
 from cspopt.heuristics.cell_arcs import PathsOutcome
 from cspopt.models.interval import IntervalInstance
 from cspopt.models.interval.compact import build_fs_matrix
@@ -81,8 +82,12 @@ def capped_sequential(inst: IntervalInstance, *, deadline: float | None = None,
             alone)
         col_lower = col_lower.copy()
         col_lower[:ny] = np.maximum(col_lower[:ny], y)  # suppressed already: free
-        found = run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
-                          relax=False, time_limit=left)
+        try:
+            found = run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper,
+                              integer, relax=False, time_limit=left)
+        except SolverError as exc:  # a heuristic steps aside: the cell is left to the caller
+            log.warning("capped MIP of cell %d: %s", int(inst.protected[k]), exc)
+            continue
         outcome.num_paths += 1
         if found.has_solution:
             y = np.maximum(y, (np.asarray(found.x[:ny]) > 0.5).astype(float))

@@ -99,6 +99,11 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
         return None if found.stopped or found.failed else found.suppressed
 
     def clean(y: np.ndarray) -> np.ndarray:
+        """Delete-and-check, where ``y`` protects: SP's paths ignore sliding protection,
+        and a pattern short of it is the caller's to complete (prune needs a protecting
+        pattern; fuzz tables gensup_prune_2d and gensup_prune_hier)."""
+        if not oracle.protects(y):
+            return y
         return oracle.prune(y, np.argsort(-weights, kind="stable"), deadline)
 
     def mutate(y: np.ndarray) -> np.ndarray:

@@ -53,7 +53,8 @@ def hypercube_heuristic(inst: IntervalInstance, *, deadline: float | None = None
     try:
         graph, net = bipartite_graph(table), table.network()
     except NotNetworkError as error:
-        raise InputError(f"The hypercube method needs a 2-D table: {error}") from None
+        raise InputError(f"The hypercube method needs a 2-D table without hierarchies: "
+                         f"{error}") from None
     cells = table.num_cells
     grid = np.full((graph.num_rows, graph.num_cols), cells)  # ``cells``: no such cell
     grid[graph.row_node, graph.col_node] = np.arange(cells)

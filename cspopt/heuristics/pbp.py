@@ -51,10 +51,7 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
         If the table is not 2-D (rows and columns are its lines).
     """
     table = inst.table
-    try:
-        graph = bipartite_graph(table)
-    except NotNetworkError as error:
-        raise InputError(f"PBP needs a 2-D table: {error}") from None
+    graph = _lines(table)
     free = np.zeros(table.num_cells, dtype=bool)
     free[inst.free] = True
     capacity = np.minimum(table.values - table.apriori_lower,
@@ -143,9 +140,19 @@ def _no_single_suppressions(suppressed: np.ndarray, graph, candidate: np.ndarray
             return
 
 
+def _lines(table):
+    """The rows and columns PBP walks (the table's bipartite graph); an :class:`InputError`
+    on tables that are not 2-D, hierarchical ones included."""
+    try:
+        return bipartite_graph(table)
+    except NotNetworkError as error:
+        raise InputError(f"PBP needs a 2-D table without hierarchies: {error}") from None
+
+
 def pbp_heuristic(inst: IntervalInstance, *, count: int = 10, deadline: float | None = None
                   ) -> PathsOutcome:
     """The cheapest of :func:`pbp_patterns` (``count`` of them)."""
+    _lines(inst.table)  # refused first as PBP's, not as the SP repair's
     patterns = pbp_patterns(inst, count, arcs=cell_arcs(inst, "PBP"), deadline=deadline)
     if not patterns:
         return PathsOutcome(np.zeros(inst.candidates.size), stopped=True)

@@ -22,7 +22,22 @@ from cspopt.io.tauargus import read_tauargus
 
 __all__ = ["read_table", "write_table", "read_jj", "write_jj", "parse_jj", "read_json",
            "write_json", "read_tidy_csv", "write_tidy_csv", "read_wide_csv", "write_wide_csv",
-           "read_tauargus"]
+           "read_tauargus", "check_writable"]
+
+
+def check_writable(path: str | os.PathLike, what: str) -> None:
+    """Refuse, before any work, a file that cannot be written (no such directory, a
+    directory, no permission), naming ``what`` it is for (e.g. ``"-o"``). The file is
+    created to prove it, and removed again if it did not exist."""
+    path = os.fspath(path)
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{what} {path}: cannot write it ({exc.strerror})") from None
+    if not existed:
+        os.remove(path)
 
 
 def _kind(path: str) -> str:

@@ -103,10 +103,19 @@ def read_tidy_csv(
 def write_tidy_csv(table: Table, path: str | os.PathLike) -> None:
     """Write a labelled table as tidy CSV (every field, one row per cell).
 
-    Hierarchies are not stored; read the file back with the same ``dimensions``.
+    A tidy CSV holds codes, not relations: :func:`read_tidy_csv` rebuilds them from flat
+    dimensions with ``Total`` totals. A table whose relations that would not give back
+    (a hierarchy, as read from tau-ARGUS' ``.tab`` with ``.hrc``; other totals; relations of
+    its own) is refused before anything is written, naming the formats that hold them.
     """
     if table.labels is None or table.dimensions is None:
-        raise InputError("tidy CSV needs a table with dimension labels; use JJ or JSON")
+        raise InputError(f"{os.fspath(path)}: a tidy CSV needs a table with dimension labels "
+                         "(this one has none); write .jj or .json, which hold any table")
+    if not _rebuilt_from_codes(table):
+        raise InputError(f"{os.fspath(path)}: a tidy CSV cannot hold this table's relations "
+                         "(a hierarchy, totals not named 'Total', or relations of its own): "
+                         "reading it back would give another table; write .jj or .json, "
+                         "which hold the relations")
     with open(os.fspath(path), "w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
         out.writerow([d.name for d in table.dimensions] + list(TIDY_FIELDS))
@@ -114,6 +123,34 @@ def write_tidy_csv(table: Table, path: str | os.PathLike) -> None:
             out.writerow(list(table.labels[c]) + [
                 repr(float(getattr(table, attr)[c])) if attr != "status" else table.status[c]
                 for attr in TIDY_FIELDS.values()])
+
+
+def _rebuilt_from_codes(table: Table) -> bool:
+    """Would :func:`read_tidy_csv` give ``table``'s relations back from its codes?"""
+    try:
+        dims = [Dimension.flat(d.name, list(dict.fromkeys(label[k] for label in table.labels)))
+                for k, d in enumerate(table.dimensions)]
+        rebuilt = Table.from_labels(table.labels, table.values, dims, nonnegative=False,
+                                    additivity_tolerance=table.additivity_tolerance)
+    except InputError:
+        return False
+    return _relation_set(rebuilt) == _relation_set(table)
+
+
+def _relation_set(table: Table) -> set:
+    """The relations as a set of rows, each its sorted (cell, coefficient) pairs signed so
+    that the first coefficient is positive."""
+    rows = set()
+    matrix = table.relation_matrix.tocsr()
+    for r in range(matrix.shape[0]):
+        cells, coefs = matrix.indices[matrix.indptr[r]:matrix.indptr[r + 1]], \
+            matrix.data[matrix.indptr[r]:matrix.indptr[r + 1]]
+        order = np.argsort(cells)
+        cells, coefs = cells[order], coefs[order]
+        if coefs.size and coefs[0] < 0:
+            coefs = -coefs
+        rows.add(tuple(zip(cells.tolist(), coefs.tolist())))
+    return rows
 
 
 def read_wide_csv(path: str | os.PathLike, *, total: str = "Total", **kwargs) -> Table:

@@ -14,18 +14,26 @@ import csv
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from cspopt.audit import audit
 from cspopt.errors import InputError, MissingExtraError
 from cspopt.microdata.rules import Rule, apply_rules, parse_rules
-from cspopt.microdata.tabulate import Tabulation, tabulate, tabulate_linked
+from cspopt.microdata.tabulate import (
+    Tabulation,
+    read_microdata,
+    tabulate,
+    tabulate_linked,
+    written_decimals,
+)
 from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
 
-__all__ = ["protect", "ProtectedTable", "build_table", "CELL_STATUSES"]
+__all__ = ["protect", "ProtectedTable", "build_table", "output_format", "CELL_STATUSES",
+           "OUTPUT_FORMATS"]
 
 #: what :meth:`ProtectedTable.to_frame` says of each cell
 CELL_STATUSES = ("published", "primary", "secondary", "empty")
@@ -85,6 +93,14 @@ class ProtectedTable:
                                     "'cspopt[microdata]'") from None
         return pd.DataFrame(self.columns())
 
+    def write(self, path) -> None:
+        """:meth:`columns` to ``path``, in the format its extension names
+        (:data:`OUTPUT_FORMATS`: CSV, or Parquet with pandas and pyarrow)."""
+        if output_format(path) == "parquet":
+            self.to_frame().to_parquet(path, index=False)
+        else:
+            self.write_csv(path)
+
     def write_csv(self, path) -> None:
         """:meth:`columns` as a CSV file, one row per cell; a suppressed cell's
         ``published`` and a published cell's attacker interval are empty."""
@@ -92,9 +108,10 @@ class ProtectedTable:
         with open(path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(columns)
+            own = written_decimals(self.table.values)
+            decimals = min((9 if own is None else own) + 6, 15)
             for row in zip(*columns.values()):
-                writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v
-                                 for v in row])
+                writer.writerow([_csv_field(v, decimals) for v in row])
 
     def attacker_intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """Per cell, the lowest and highest value an attacker can derive from the published
@@ -126,6 +143,38 @@ class ProtectedTable:
         return (f"{self.table.num_cells} cells: {counts['primary']} primary, "
                 f"{counts['secondary']} secondary, {counts['empty']} empty\n"
                 + self.result.summary())
+
+
+def _csv_field(value, decimals: int):
+    """A report field: empty for NaN; a float rounded to ``decimals`` places (six more than
+    the cell values have), which drops the float noise of sums and LP optima:
+    31699.333333, not 31699.333333333343; 0.1, not 0.10000000000000142."""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(round(value, decimals))
+    return value
+
+
+#: what :meth:`ProtectedTable.write` writes, by the file's extension
+OUTPUT_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def output_format(path) -> str:
+    """The format of a report file (:data:`OUTPUT_FORMATS`), refused before any work where
+    the extension is unknown or the format's packages are missing
+    (:class:`MissingExtraError`)."""
+    suffix = Path(path).suffix.lower()
+    kind = OUTPUT_FORMATS.get(suffix)
+    if kind is None:
+        raise InputError(f"{path}: unknown report format {suffix or '(no extension)'!r}; "
+                         f"use {', '.join(OUTPUT_FORMATS)}")
+    if kind == "parquet":
+        try:
+            import pandas  # noqa: F401
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise MissingExtraError(f"{path}: Parquet needs pandas and pyarrow: pip install "
+                                    "'cspopt[microdata]' pyarrow, or write .csv") from None
+    return kind
 
 
 def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
@@ -176,7 +225,8 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
             hierarchies: Mapping[str, object] | None = None, costs="value",
             total: str = "Total", holding: str | None = None,
             protection: str = "interval", method: str = "auto",
-            time_limit: float | None = None, **options) -> ProtectedTable:
+            time_limit: float | None = None, encoding: str = "utf-8",
+            **options) -> ProtectedTable:
     """Protect the table of ``data`` over ``dimensions`` by cell suppression.
 
     Parameters
@@ -184,6 +234,8 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     data
         Microdata: a pandas DataFrame, a mapping of columns, a list of records, or a CSV or
         Parquet path (:func:`~cspopt.microdata.tabulate.read_microdata`).
+    encoding : str
+        The text encoding of a CSV path (default UTF-8; e.g. ``"latin-1"``).
     dimensions : list of str, or list of lists of str
         The explanatory variables; a list of lists: linked tables from the same microdata,
         protected jointly as one linear system (:func:`~cspopt.microdata.tabulate.
@@ -229,6 +281,7 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     if protection not in ("interval", "exact"):
         raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
     extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
+    data = read_microdata(data, encoding=encoding)
     linked = bool(dimensions) and not isinstance(dimensions[0], str)
     shape = dict(response=response, hierarchies=hierarchies, total=total, holding=holding,
                    depth=max((r.depth for r in parsed), default=1), sums=extra,

@@ -12,6 +12,7 @@ sensitivity rules read.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import math
 import os
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cspopt.errors import InputError, MissingExtraError
+from cspopt.errors import InputError, MissingExtraError, TableFormatError
 from cspopt.microdata.rules import CellContributions
 from cspopt.table import Dimension
 from cspopt.table.structure import relations_from_labels
@@ -53,10 +54,11 @@ class Tabulation:
         return self.contributions.count == 0
 
 
-def read_microdata(source) -> Mapping[str, Sequence]:
+def read_microdata(source, *, encoding: str = "utf-8") -> Mapping[str, Sequence]:
     """Columns of ``source``: a pandas DataFrame, a mapping of column -> values, a list of
-    records (dicts), or a path to a CSV file (``,`` or ``;`` separated, header line) or a
-    Parquet file (needs pandas and pyarrow)."""
+    records (dicts), or a path to a CSV file (``,`` or ``;`` separated, header line, text in
+    ``encoding``: e.g. ``"latin-1"`` for files saved by older statistical software; a
+    UTF-8 byte-order mark is skipped) or a Parquet file (needs pandas and pyarrow)."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not os.path.exists(path):
@@ -68,15 +70,24 @@ def read_microdata(source) -> Mapping[str, Sequence]:
             except ImportError:
                 raise MissingExtraError("Parquet needs pandas and pyarrow: pip install "
                                         "'cspopt[microdata]' pyarrow") from None
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            sample = handle.read(4096)
-            handle.seek(0)
-            delimiter = ";" if sample.count(";") > sample.count(",") else ","
-            reader = csv.reader(handle, delimiter=delimiter)
-            header = next(reader, None)
-            if not header:
-                raise InputError(f"{path}: no header line")
-            rows = list(reader)
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        try:
+            text = raw.decode("utf-8-sig" if _is_utf8(encoding) else encoding)
+        except UnicodeDecodeError as error:
+            line = raw[:error.start].count(b"\n") + 1
+            raise TableFormatError(
+                f"byte {raw[error.start]:#04x} is not {encoding} text; save the file as "
+                "UTF-8, or name its encoding (encoding='latin-1', --encoding latin-1)",
+                path=path, line=line) from None
+        except LookupError:
+            raise InputError(f"unknown text encoding {encoding!r}") from None
+        delimiter = ";" if text[:4096].count(";") > text[:4096].count(",") else ","
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        header = next(reader, None)
+        if not header:
+            raise InputError(f"{path}: no header line")
+        rows = list(reader)
         for line, row in enumerate(rows, start=2):
             if len(row) != len(header):
                 raise InputError(f"{path}:{line}: {len(row)} fields, the header has "
@@ -89,6 +100,34 @@ def read_microdata(source) -> Mapping[str, Sequence]:
         return source
     raise InputError("microdata must be a DataFrame, a mapping of columns, a list of records "
                      f"or a CSV/Parquet path, not {type(source).__name__}")
+
+
+#: the most decimals a response is taken to be written with
+_MAX_DECIMALS = 10
+
+
+def written_decimals(values) -> int | None:
+    """The fewest decimals (at most :data:`_MAX_DECIMALS`) that write every value exactly
+    (to 1e-12 relative), ``None`` where the values need more."""
+    values = np.asarray(values, dtype=float)
+    for decimals in range(_MAX_DECIMALS + 1):
+        if np.all(np.abs(np.round(values, decimals) - values)
+                  <= 1e-12 * np.maximum(1.0, np.abs(values))):
+            return decimals
+    return None
+
+
+def _at_decimals(sums: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``sums`` of ``values`` rounded to :func:`written_decimals` of the values: a sum of
+    numbers with ``k`` decimals has ``k`` decimals, and rounding removes only the float
+    sum's error (so the table stays additive within far less than its tolerance).
+    Unchanged where the values need more decimals."""
+    decimals = written_decimals(values)
+    return sums if decimals is None else np.round(sums, decimals)
+
+
+def _is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
 def _column(data, name: str, what: str) -> list:
@@ -246,11 +285,15 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
         cell = np.repeat(cell, lengths[own]) * len(dim.codes) + rows[rows >= 0]
         record = np.repeat(record, lengths[own])
     num_cells = math.prod(len(d.codes) for d in dims)
-    totals = np.bincount(cell, weights=values[record], minlength=num_cells)
-    sums_per_cell = {name: np.bincount(cell, weights=col[record], minlength=num_cells)
+    # sums at the records' own decimals: 67.65, not the float sum's 67.64999999999999
+    totals = _at_decimals(np.bincount(cell, weights=values[record], minlength=num_cells),
+                          values)
+    sums_per_cell = {name: _at_decimals(np.bincount(cell, weights=col[record],
+                                                    minlength=num_cells), col)
                      for name, col in extra.items()}
     pairs, at = np.unique(cell * (2 * size) + owner[record], return_inverse=True)
-    x = np.bincount(at, weights=values[record])  # one contribution per cell and contributor
+    # one contribution per cell and contributor
+    x = _at_decimals(np.bincount(at, weights=values[record]), values)
     cell = pairs // (2 * size)
     count = np.bincount(cell, minlength=num_cells).astype(float)
     order = np.lexsort((-x, cell))  # by cell, largest contribution first

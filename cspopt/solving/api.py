@@ -32,9 +32,11 @@ from cspopt.solving.heuristic import HEURISTICS, solve_heuristic
 from cspopt.solving.interval_mip import solve_interval
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
-           "DUALS"]
+           "DUALS", "DEFAULT_GAP"]
 
 
+#: the relative gap a MIP or branch-and-cut stops at
+DEFAULT_GAP = 1e-6
 #: the methods of :func:`solve` per protection
 METHODS = {"exact": ("auto", "lagrangian", "mip", "branch-and-cut"),
            "interval": ("auto", "branch-and-cut", "mip", *HEURISTICS)}
@@ -74,7 +76,7 @@ def solve(
     method: str = "auto",
     protection: str = "auto",
     time_limit: float | None = None,
-    gap: float = 1e-6,
+    gap: float = DEFAULT_GAP,
     start: Iterable[int] | None = None,
     verbose: bool = False,
     progress: Callable[[dict], None] | None = None,
@@ -169,14 +171,15 @@ def solve(
                              clean=clean, certify=certify, seed=seed, operator=operator,
                              groups=groups, instance=instance),
                         protection=protection, method=method)
+    if gap != DEFAULT_GAP and (method in HEURISTICS or method == "lagrangian"):
+        raise InputError(f"gap (--gap): for the methods that search for a proof by a MIP or a "
+                         f"branch-and-cut, not method {method!r}")
     if protection == "interval":
         options = _interval_instance_options(table, options)
         if method in HEURISTICS:
-            if start is not None:
-                raise InputError(f"method {method!r} takes no start pattern")
             return solve_heuristic(table, method=method, time_limit=time_limit, clean=clean,
                                    certify=certify, seed=seed, operator=operator,
-                                   groups=groups, **options)
+                                   groups=groups, start=start, **options)
         if method == "mip":
             return solve_interval(table, relax=relax, route=route, time_limit=time_limit,
                                   gap=gap, verbose=verbose, mip_start=start, **options)

@@ -74,7 +74,7 @@ from cspopt.models.interval import (
 from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
-from cspopt.solving.audited import audit_interval_pattern
+from cspopt.solving.audited import audit_interval_pattern, no_pattern_message, unprotectable
 from cspopt.solving.neighbourhoods import search_neighbourhoods
 from cspopt.solving.search_process import SearchJob, SearchProcess, available_processes
 
@@ -190,12 +190,15 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
     focus = candidate_primaries(table, inst.protected) if candidate_sets else None
     oracle = CapacityOracle(inst, method=separation, focus=focus)
     ny = inst.candidates.size
-    if not oracle.protects(np.ones(ny)):  # not even suppressing everything
+    hopeless = unprotectable(inst) if inst.protected.size else ()
+    # the instance (with Fischetti-Salazar's preprocessing), the oracle and that check
+    timings: dict[str, float] = {"preprocessing": time.perf_counter() - started}
+    if hopeless:  # not even suppressing everything
         return _result(table, inst, oracle, dict(y=None, upper=math.inf, lower=math.inf),
-                       "infeasible", [], {}, started, num_root_cuts=0, final_audit=final_audit)
+                       "infeasible", [], timings, started, num_root_cuts=0,
+                       final_audit=final_audit, message=no_pattern_message(table, hopeless))
     weights_y = inst.weights[inst.candidates]
     history: list[dict] = []
-    timings: dict[str, float] = {}
     best = dict(y=None, upper=math.inf, lower=max(float(lower_bound), 0.0))
 
     def record(phase: str, lower: float | None = None, y=None) -> None:
@@ -230,6 +233,11 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             log.warning("the start pattern is protected by a margin within the separation's "
                         "tolerance; it is not used as the first incumbent")
 
+    if best["y"] is None and ny and inst.protected.size:
+        # suppressing every candidate protects (the judge said so above): an incumbent from
+        # the start, so that a time limit that cuts every phase short still has a pattern
+        record("everything", y=np.ones(ny))
+
     def prune(y, order, until):
         """Delete-and-check within a share of the time limit and before ``until`` (the
         phase's deadline): on large tables it is a check per suppressed cell, and the bound
@@ -245,8 +253,9 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         return deadline if time_limit is None else min(deadline, start + share * time_limit)
 
     def offer(phase: str, y, order, until) -> bool:
-        """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell."""
-        if not oracle.protects(y):
+        """Record the 0/1 point ``y``, cleaned, as an incumbent if it protects every cell
+        (as far as the check gets by ``until``)."""
+        if not oracle.protects(y, until):
             return False
         found.append(prune(y, order, until))
         record(phase, y=found[-1])
@@ -384,7 +393,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         taken = []
         for y in searcher.patterns() if searcher is not None else ():
             if (float(weights_y @ y) < best["upper"] - 1e-9
-                    and oracle.protects(y)):
+                    and oracle.protects(y, deadline)):
                 found.append(y)
                 record("search process", y=y)
                 taken.append(y)
@@ -484,7 +493,7 @@ def network_heuristic(inst, oracle: CapacityOracle, deadline: float | None,
 
 
 def _result(table, inst, oracle, best, termination, history, timings, started, *,
-            num_root_cuts: int, final_audit) -> SolveResult:
+            num_root_cuts: int, final_audit, message: str = "") -> SolveResult:
     suppressed, objective, checked = None, math.nan, None
     lower = best["lower"]
     if best["y"] is not None:
@@ -505,7 +514,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
         objective=objective, audit=checked,
         proof="mip" if "branch_and_cut" in timings else "lp", unsafe=inst.protected,
         safe=inst.safe, timings=timings, model_size=model_size(inst, oracle, num_root_cuts),
-        history=history)
+        history=history, message=message)
 
 
 def _pattern(inst: IntervalInstance, y: np.ndarray) -> tuple[int, ...]:

@@ -143,12 +143,15 @@ def solve_exact(
     t_solve = time.perf_counter() - t_solve
     kind = "lp" if relax else "mip"
     return _finish(inst, outcome, relax=relax, method=f"{kind}({model})/{solver}/{route}",
-                   timings={"build": t_build, "solve": t_solve}, size=size, started=started)
+                   timings={"build": t_build, "solve": t_solve}, size=size, started=started,
+                   start=mip_start)
 
 
 def _finish(inst: ExactInstance, outcome: SolverOutcome, *, relax: bool, method: str, timings: dict,
-            size: dict, started: float) -> SolveResult:
-    """Audit the pattern, make the bound honest, and assemble the result."""
+            size: dict, started: float, start=None) -> SolveResult:
+    """Audit the pattern, make the bound honest, and assemble the result. Where the solver
+    stopped before it found a pattern, the ``start`` pattern (the caller's first incumbent)
+    is the one returned, if the audit accepts it."""
     lower = outcome.lower_bound
     if not relax:
         lower = integral_bound(lower, inst.weights[inst.candidates])
@@ -158,6 +161,12 @@ def _finish(inst: ExactInstance, outcome: SolverOutcome, *, relax: bool, method:
         suppressed = tuple(sorted(outcome.suppressed))
         objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
         checked = audit_pattern(inst, suppressed, method=method)
+    elif not relax and start is not None:  # stopped before HiGHS or SCIP took up the start
+        given = tuple(sorted(set(map(int, start)) & set(inst.candidates.tolist())))
+        start_audit = audit_pattern(inst, given)
+        if start_audit.protected:
+            suppressed, checked = given, start_audit
+            objective = float(inst.weights[list(given)].sum()) if given else 0.0
     timings["audit"] = time.perf_counter() - t_audit
     timings["total"] = time.perf_counter() - started
     return SolveResult.build(

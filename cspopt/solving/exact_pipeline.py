@@ -34,7 +34,7 @@ import numpy as np
 
 from cspopt.bounds import cutting_plane, subgradient
 from cspopt.bounds.lagrangian import LagrangianState
-from cspopt.errors import InputError
+from cspopt.errors import CspoptError, InputError
 from cspopt.heuristics import exclusion_search, path_heuristic
 from cspopt.models.exact import ExactInstance, PathOracle
 from cspopt.models.suppression import candidate_mask
@@ -121,6 +121,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
             lower_bound=math.inf, unsafe=inst.protected_cells, safe=inst.safe_cells,
             timings=_total(timings, started), history=history, multipliers=state.warm_start())
     termination, proof, checked = state.termination, "", None
+    final, message = None, ""
     if math.isfinite(upper) and upper <= lower + 1e-9:
         termination, proof = "optimal", "lagrangian"
     elif method == "auto":
@@ -135,10 +136,17 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
                               lower_bound=max(floor, record["lower_bound"]),
                               upper_bound=min(ceiling, record["upper_bound"])))
 
-            final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
-                                 mip_start=pattern if math.isfinite(upper) else None,
-                                 progress=combined if progress is not None else None,
-                                 lower_bound=lower)
+            try:
+                final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
+                                     mip_start=pattern if math.isfinite(upper) else None,
+                                     progress=combined if progress is not None else None,
+                                     lower_bound=lower)
+            except CspoptError as error:  # the Lagrangian's incumbent and bound still stand
+                log.warning("the branch-and-cut failed (%s); the Lagrangian's pattern and "
+                            "bound are returned", error)
+                final = None
+                message = f"the branch-and-cut failed: {error}"
+        if final is not None:
             timings["branch_and_cut"] = final.timings.get("total", 0.0)
             method_name += "+" + final.method
             if final.has_pattern and final.objective < upper - 1e-9:
@@ -167,7 +175,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
                         dijkstra_calls=state.dijkstra_calls,
                         ms_per_path=round(1000 * state.dijkstra_seconds
                                           / max(state.dijkstra_calls, 1), 4)),
-        history=history, multipliers=state.warm_start())
+        history=history, multipliers=state.warm_start(), message=message)
 
 
 def _total(timings: dict, started: float) -> dict:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from cspopt.models.exact import ExactInstance
 from cspopt.result import SolveResult
-from cspopt.table import CellStatus, Table
+from cspopt.table import CellStatus, Table, min_protection_level
 
 __all__ = ["ExactAsInterval", "FixedOutside"]
 
@@ -49,7 +50,8 @@ class ExactAsInterval:
         :attr:`instance`.
 
         Every cell that may move up along a path gets the a-priori upper bound ``a + 1``, every
-        cell that may move down gets ``a - 1``, and every other bound is ``a``. On a network
+        cell that may move down gets ``a - 1``, and every other bound is ``a`` (1 here stands
+        for :attr:`step`, and so it does in the requirements). On a network
         table an attacker's deviations are sums of ±1 circuits, so a sensitive cell's largest
         increase (decrease) is 0 or at least 1, and it is at least 1 exactly when a circuit of
         suppressed cells moves the cell that way, through arcs the model allows: (P), or (P_N)
@@ -78,14 +80,30 @@ class ExactAsInterval:
         else:
             upper, lower = sensitive & up & ~down, sensitive & down & ~up
             width = sensitive & up & down
+        step = self.step
         interval = table.replace(
-            nonnegative=False, apriori_lower=np.where(down, a - 1.0, a),
-            apriori_upper=np.where(up, a + 1.0, a), upper_protection=upper.astype(float),
-            lower_protection=lower.astype(float), sliding_protection=width.astype(float))
+            nonnegative=False, apriori_lower=np.where(down, a - step, a),
+            apriori_upper=np.where(up, a + step, a), upper_protection=step * upper,
+            lower_protection=step * lower, sliding_protection=step * width)
         in_model = np.zeros(table.num_cells, bool)
         in_model[inst.candidates] = True
         in_model[table.sensitive_cells] = True
         return interval, np.flatnonzero(~in_model)
+
+    @functools.cached_property
+    def step(self) -> float:
+        """The unit of the stated problem's rooms and requirements: 1, or the smallest power
+        of two at least twice the finest level the solvers can verify at the table's largest
+        protected value (:func:`~cspopt.table.min_protection_level`; 8 for 396,000,000, fuzz
+        table exact_scale1e6). Every room and requirement is the same multiple of it, and the
+        attacker's deviations scale with them, so the feasible patterns do not depend on it;
+        a unit of 1 there was refused as below the solvers' precision."""
+        table = self.instance.table
+        cells = self.instance.protected_cells
+        if not cells.size:
+            return 1.0
+        finest = 2 * min_protection_level(float(np.abs(table.values[cells]).max()))
+        return float(2.0 ** max(0, math.ceil(math.log2(finest))))
 
     def invert(self, result: SolveResult, *, method: str) -> SolveResult:
         """``result`` (of the stated problem) as a result of :attr:`instance`, named
