@@ -489,19 +489,19 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", parents=[verbose],
                        help="run a benchmark and write its results table")
     p.add_argument("name", choices=["audit", "exact", "heuristics", "interval", "lagrangian",
-                                    "protect"])
+                                    "limits", "protect"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set; "
                         "heuristics: per size and class)")
     p.add_argument("--time-limit", type=float, default=60.0,
-                   help="seconds per table (exact, interval, heuristics, protect)")
+                   help="seconds per table (exact, interval, heuristics, limits, protect)")
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact)")
     p.add_argument("--min-cells", type=int, default=0,
                    help="skip sizes with fewer cells (exact: split a long run by size)")
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
-                   help="a table file the interval benchmark adds to its generated tables "
-                        "(repeatable; e.g. the CSPLIB tables)")
+                   help="a table file the interval and limits benchmarks add to their "
+                        "generated tables (repeatable; e.g. the CSPLIB tables)")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)

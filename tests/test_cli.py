@@ -23,7 +23,9 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
     ids.write_text("4\n10 11\n")
     assert main(["audit", EX1, "--suppress", str(ids), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["protected"] is True
-    assert main(["audit", EX1, "--suppress", "4,10,11", "--method", "graph"]) == 0
+    # ex1 carries protection levels: the graph audit (exact only) is asked for explicitly
+    assert main(["audit", EX1, "--suppress", "4,10,11", "--method", "graph",
+                 "--requirement", "exact"]) == 0
     capsys.readouterr()
     assert main(["audit", EX1, "--suppress", "4,10", "--verdict", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
@@ -38,8 +40,10 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
         (["audit", EX1, "--suppress", "4,x"], "'x' is not an integer"),
         (["audit", "missing.jj"], "no such file"),
         (["info", "table.xlsx"], "unknown table format"),
-        (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph"], "not a network"),
-        (["audit", EX1, "--requirement", "exact", "--verdict"], "interval requirement only"),
+        (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph", "--requirement",
+          "exact"], "not a network"),
+        (["audit", EX1, "--requirement", "exact", "--verdict"],
+         "--verdict decides the interval requirement"),
         (["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact"],
          "solve with interval protection (--protection interval)"),
     ],

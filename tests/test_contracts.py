@@ -298,3 +298,53 @@ def test_option_pairs_that_do_not_go_together_are_refused(args, words):
     """``audit --method graph --requirement interval`` reported ``requirement exact``."""
     done = run(*[a.format(ex1=INSTANCES / "ex1.jj") for a in args])
     assert done.returncode == 2 and words in done.stderr and not done.stdout
+
+
+def test_the_limits_benchmark_runs():
+    """``cspopt bench limits`` (its promise, ``wall <= 1.1 limit + 5 s``, is measured there,
+    not asserted here)."""
+    from cspopt.bench.limits import limits_benchmark, limits_cases, within_limit
+
+    rows = limits_benchmark(limits_cases(quick=True), time_limit=5)
+    assert len(rows) == 1 and rows[0]["audited"] and rows[0]["cells"] == 9 ** 3
+    assert "preprocessing" in rows[0]["phases"]
+    assert within_limit(10.0, 5.0) and not within_limit(10.6, 5.0)
+
+
+def test_a_failing_tree_keeps_the_incumbent(monkeypatch):
+    """SCIP failing inside the branch-and-cut was exit 3; the incumbent found before stands."""
+    import cspopt.solving.branch_and_cut as bc
+    from cspopt.errors import SolverError
+
+    def failing(*args, **kwargs):
+        raise SolverError("SCIP failed: unspecified error")
+
+    monkeypatch.setattr(bc, "_run_scip", failing)
+    table = read_table(FUZZ / "fz_3d_0.jj")
+    result = cspopt.solve(table)
+    assert result.has_pattern and audit(table, result.suppressed).protected
+    assert result.termination == "error" and "SCIP failed" in result.message
+    assert result.lower_bound <= 16 <= result.objective
+
+
+def test_an_audit_that_rejects_the_incumbent_is_repaired(monkeypatch):
+    """The judge rejecting what the oracle accepted (a solver's tolerance) is repaired by the
+    incremental attacker, never handed to the user as an error."""
+    import cspopt.solving.audited as audited
+    from cspopt.solving import solve_branch_and_cut
+
+    real = audited.interval_verdict
+    table = read_table(FUZZ / "fz_3d_0.jj")
+    everything = len(build_interval_instance(table).candidates)
+    rejected = []
+
+    def strict_once(table, suppressed=()):
+        if not rejected and len(suppressed) < everything:  # the final audit says no, once
+            rejected.append(tuple(suppressed))
+            return real(table, ())
+        return real(table, suppressed)
+
+    monkeypatch.setattr(audited, "interval_verdict", strict_once)
+    result = solve_branch_and_cut(table, neighbourhood=False)
+    assert rejected and result.has_pattern and real(table, result.suppressed).protected
+    assert "completed by the incremental attacker" in result.message

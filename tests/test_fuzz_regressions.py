@@ -4,7 +4,6 @@ pattern passes the audit, every bound is valid, no method crashes or claims a fa
 import math
 
 import numpy as np
-
 import pytest
 from conftest import INSTANCES
 from oracles import brute_force

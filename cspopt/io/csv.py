@@ -100,22 +100,25 @@ def read_tidy_csv(
         raise
 
 
-def write_tidy_csv(table: Table, path: str | os.PathLike) -> None:
+def write_tidy_csv(table: Table, path: str | os.PathLike, *, codes_only: bool = False) -> None:
     """Write a labelled table as tidy CSV (every field, one row per cell).
 
     A tidy CSV holds codes, not relations: :func:`read_tidy_csv` rebuilds them from flat
     dimensions with ``Total`` totals. A table whose relations that would not give back
     (a hierarchy, as read from tau-ARGUS' ``.tab`` with ``.hrc``; other totals; relations of
-    its own) is refused before anything is written, naming the formats that hold them.
+    its own) is refused before anything is written, naming the formats that hold them;
+    ``codes_only=True`` writes it all the same, for a reader who passes the same
+    ``dimensions`` back to :func:`read_tidy_csv`.
     """
     if table.labels is None or table.dimensions is None:
         raise InputError(f"{os.fspath(path)}: a tidy CSV needs a table with dimension labels "
                          "(this one has none); write .jj or .json, which hold any table")
-    if not _rebuilt_from_codes(table):
+    if not codes_only and not _rebuilt_from_codes(table):
         raise InputError(f"{os.fspath(path)}: a tidy CSV cannot hold this table's relations "
                          "(a hierarchy, totals not named 'Total', or relations of its own): "
                          "reading it back would give another table; write .jj or .json, "
-                         "which hold the relations")
+                         "which hold the relations (or, in Python, write_tidy_csv(table, "
+                         "path, codes_only=True) and read it back with its dimensions)")
     with open(os.fspath(path), "w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
         out.writerow([d.name for d in table.dimensions] + list(TIDY_FIELDS))

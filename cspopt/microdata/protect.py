@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from cspopt.microdata.tabulate import (
     tabulate_linked,
     written_decimals,
 )
+from cspopt.options import check_limits
 from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
@@ -261,13 +263,16 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
         Interval protection by the rules' levels (Fischetti & Salazar-Gonzalez), or exact
         disclosure only (frequency tables).
     method, time_limit, **options
-        Passed to :func:`cspopt.solve`.
+        Passed to :func:`cspopt.solve`; ``time_limit`` is the whole call's, tabulation
+        included.
 
     Returns
     -------
     ProtectedTable
         With ``result`` (audited pattern, certified gap) and :meth:`~ProtectedTable.to_frame`.
     """
+    started = time.perf_counter()
+    check_limits(time_limit=time_limit)
     parsed = parse_rules(rules)
     if not parsed:
         raise InputError("no sensitivity rule given: pass rules=..., e.g. 'P(15)' or "
@@ -296,6 +301,8 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
         table = table.replace(lower_protection=np.zeros(table.num_cells),
                               upper_protection=np.zeros(table.num_cells))
     if table.sensitive.any():
+        if time_limit is not None:  # the limit is the whole call's: tabulation included
+            time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
         result = solve(table, protection=protection, method=method, time_limit=time_limit,
                        **options)
     else:  # nothing to protect: the table is published whole

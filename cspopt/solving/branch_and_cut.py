@@ -74,7 +74,11 @@ from cspopt.models.interval import (
 from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
-from cspopt.solving.audited import audit_interval_pattern, no_pattern_message, unprotectable
+from cspopt.solving.audited import (
+    no_pattern_message,
+    repair_interval_pattern,
+    unprotectable,
+)
 from cspopt.solving.neighbourhoods import search_neighbourhoods
 from cspopt.solving.search_process import SearchJob, SearchProcess, available_processes
 
@@ -430,27 +434,31 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
             timings["capped_search"] = time.perf_counter() - t0
             record("capped search", lower=root_bound)
         arrivals()
-        termination = "optimal"
+        termination, failure = "optimal", ""
         if best["upper"] > best["lower"] + 1e-9 and ny and inst.protected.size:
             remaining = None if deadline is None else deadline - time.perf_counter()
             if remaining is not None and remaining <= 0:
                 termination = "time_limit"
             else:
                 t0 = time.perf_counter()
-                termination, lower, y = _run_scip(
-                    inst, oracle, root_cuts, best["y"], time_limit=remaining, gap=gap,
-                    verbose=verbose, record=record, stop_at=best["lower"],
-                    objective_floor=floor, arrivals=arrivals if searcher else None,
-                    points=None if searcher is None else searcher.send_point)
-                timings["branch_and_cut"] = time.perf_counter() - t0
-                record("scip", lower=lower, y=y)
+                try:
+                    termination, lower, y = _run_scip(
+                        inst, oracle, root_cuts, best["y"], time_limit=remaining, gap=gap,
+                        verbose=verbose, record=record, stop_at=best["lower"],
+                        objective_floor=floor, arrivals=arrivals if searcher else None,
+                        points=None if searcher is None else searcher.send_point)
+                    timings["branch_and_cut"] = time.perf_counter() - t0
+                    record("scip", lower=lower, y=y)
+                except SolverError as error:  # the incumbent and the bound still stand
+                    log.warning("%s; the best pattern found before is returned", error)
+                    termination, failure = "error", str(error)
     finally:
         if searcher is not None:
             searcher.stop()
             timings["search_process"] = searcher.seconds
     arrivals()  # what the search process sent last
     return _result(table, inst, oracle, best, termination, history, timings, started,
-                   num_root_cuts=len(root_cuts), final_audit=final_audit)
+                   num_root_cuts=len(root_cuts), final_audit=final_audit, message=failure)
 
 
 def _two_processes(processes: int | None, time_limit: float | None) -> bool:
@@ -499,8 +507,15 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
     if best["y"] is not None:
         suppressed = _pattern(inst, best["y"])
         objective = best["upper"]
-        if final_audit is None:
-            checked = audit_interval_pattern(table, suppressed, timings, "branch-and-cut")
+        if final_audit is None:  # the judge's verdict, the pattern repaired if it must be
+            y, checked, repaired = repair_interval_pattern(inst, best["y"], timings)
+            if y is None:  # cannot be: everything protected before the search
+                raise SolverError("the audit rejects suppressing every candidate, which it "
+                                  "accepted before the search; please report this table")
+            if repaired:
+                suppressed, objective = _pattern(inst, y), float(inst.weights[
+                    inst.candidates] @ y)
+                message = "; ".join(filter(None, [message, repaired]))
         else:
             t0 = time.perf_counter()
             checked = final_audit(suppressed)

@@ -178,7 +178,6 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         message="; ".join(notes))
 
 
-
 def _no_pattern(name, table, inst, cells, started, timings) -> SolveResult:
     """The answer where no pattern exists (``cells`` stay exposed with everything
     suppressed), as the exact methods give it."""

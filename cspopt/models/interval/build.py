@@ -55,7 +55,8 @@ def build_interval_instance(table: Table, *, weights=None, must_publish=None,
     sub = sub[np.diff(sub.indptr) > 0]
     inst = IntervalInstance(table, np.asarray(weights, float), free, candidates, sensitive,
                             np.zeros(0, np.int64), down_room,
-                            UpRoom(np.where(finite, _snap(hi - a, slack), np.inf), need), sides, sub,
+                            UpRoom(np.where(finite, _snap(hi - a, slack), np.inf), need),
+                            sides, sub,
                             deviation_classes(sub))
     if not preprocessing:
         return inst
