@@ -419,9 +419,10 @@ def test_strict_ons_protection():
                          upper_protection=[[1, 0]]).with_strict_protection()
 
 
-def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
+def test_errors_inside_scip_callbacks_surface_and_the_incumbent_stands(monkeypatch):
+    """An exception inside a SCIP callback stops the tree and is named in the result's
+    message (termination ``error``); the pattern found before it is returned, audited."""
     import cspopt.solving.branch_and_cut as bc
-    from cspopt.errors import SolverError
 
     table = read_table(INSTANCES / "pp_shadow.jj")
     inside = {"scip": False}
@@ -438,8 +439,9 @@ def test_errors_inside_scip_callbacks_surface_as_solver_errors(monkeypatch):
 
     monkeypatch.setattr(CapacityOracle, "separate", failing)
     monkeypatch.setattr(bc, "_run_scip", entering)
-    with pytest.raises(SolverError, match="boom"):
-        solve_branch_and_cut(table, weights="value")  # unit weights close at the root
+    result = solve_branch_and_cut(table, weights="value")  # unit weights close at the root
+    assert inside["scip"] and result.termination == "error" and "boom" in result.message
+    assert result.has_pattern and audit(table, result.suppressed).protected
 
 
 def test_top_level_solve_dispatches_interval_protection():

@@ -57,10 +57,10 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
                                                                              dtype=np.int64))
     weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
-    lp = _ResolvedLP(matrix)
+    lp = _ResolvedLP(matrix, deadline)
     order = range(inst.protected.size) if order is None else order
     for done, group in enumerate(order):
-        if deadline is not None and time.perf_counter() > deadline:
+        if lp.out_of_time():
             log.info("incremental attacker: deadline after %d of %d cells (or groups)", done,
                      len(order))
             return inst.candidates.copy() if fallback else None
@@ -69,6 +69,8 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             continue
         for k in group.tolist():  # one at a time (eqs 3-7); a group the LP could not move
             _protect_together(inst, lp, np.array([k]), weights, suppressed)
+    if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
+        return inst.candidates.copy() if fallback else None
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
     return np.sort(cells)
 
@@ -119,16 +121,27 @@ class _ResolvedLP:
     presolve on hierarchical ones (docs/bench/history.md).
     """
 
-    def __init__(self, matrix: sp.csr_matrix):
+    def __init__(self, matrix: sp.csr_matrix, deadline: float | None = None):
         n, m = matrix.shape[1], matrix.shape[0]
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.columns = np.arange(n, dtype=np.int32)
         self.cold_seconds: float | None = None  # the first solve's time
         self.warm = True
+        self.deadline = deadline
+        self.stopped = False  # an LP was stopped by the deadline
+
+    def out_of_time(self) -> bool:
+        """Has the deadline passed (or stopped an LP)?"""
+        return self.stopped or (self.deadline is not None
+                                and time.perf_counter() > self.deadline)
 
     def solve(self, cost, lo, hi) -> np.ndarray | None:
-        """The optimal ``x``, or None if the LP has none."""
+        """The optimal ``x``, or None if the LP has none or the deadline stopped it (one LP
+        of CSPLIB hier163d takes 13-18 s: the deadline holds inside it too)."""
+        if self.out_of_time():
+            self.stopped = True
+            return None
         h = self.highs
         h.changeColsBounds(self.columns.size, self.columns, lo,
                            np.where(np.isfinite(hi), hi, highspy.kHighsInf))
@@ -136,7 +149,8 @@ class _ResolvedLP:
         warm = self.warm and self.cold_seconds is not None
         started = time.perf_counter()
         self._run(warm)
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal and warm:
+        if (h.getModelStatus() != highspy.HighsModelStatus.kOptimal and warm
+                and not self.stopped):
             self._run(False)  # a stale basis can end in "unknown": go cold once
         elapsed = time.perf_counter() - started
         if self.cold_seconds is None:
@@ -148,10 +162,16 @@ class _ResolvedLP:
         return np.asarray(h.getSolution().col_value)
 
     def _run(self, warm: bool) -> None:
-        self.highs.setOptionValue("presolve", "off" if warm else "on")
+        h = self.highs
+        h.setOptionValue("presolve", "off" if warm else "on")
         if not warm:
-            self.highs.clearSolver()
-        self.highs.run()
+            h.clearSolver()
+        if self.deadline is not None:  # HiGHS counts the model's run time over all solves
+            h.setOptionValue("time_limit", h.getRunTime() + max(
+                self.deadline - time.perf_counter(), 0.0))
+        h.run()
+        if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+            self.stopped = True
 
 
 #: cost of a cell the LP suppresses fully, relative to its weight: ties go to cheap cells,

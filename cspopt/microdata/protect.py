@@ -173,9 +173,9 @@ def output_format(path) -> str:
         try:
             import pandas  # noqa: F401
             import pyarrow  # noqa: F401
-        except ImportError:
-            raise MissingExtraError(f"{path}: Parquet needs pandas and pyarrow: pip install "
-                                    "'cspopt[microdata]' pyarrow, or write .csv") from None
+        except ImportError as error:  # missing, or built for another NumPy
+            raise MissingExtraError(f"{path}: Parquet needs pandas and pyarrow ({error}): "
+                                    "pip install 'cspopt[microdata]', or write .csv") from None
     return kind
 
 
