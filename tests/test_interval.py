@@ -199,8 +199,8 @@ def test_incremental_attacker_without_warm_starts(monkeypatch):
 
     warm_init = heuristic._ResolvedLP.__init__
 
-    def cold_init(self, matrix):
-        warm_init(self, matrix)
+    def cold_init(self, matrix, deadline=None):
+        warm_init(self, matrix, deadline)
         self.warm = False
 
     monkeypatch.setattr(heuristic._ResolvedLP, "__init__", cold_init)
