@@ -92,12 +92,11 @@ def _structure(table) -> str:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from cspopt.audit import audit, graph_audit
+    from cspopt.audit.judge import resolve_options
     table = _load(args)
     ids = _parse_ids(args.suppress) if args.suppress else []
     integer = {"auto": None, "yes": True, "no": False}[args.integer]
-    requirement = args.requirement
-    if requirement == "auto":
-        requirement = "interval" if table.has_interval_protection else "exact"
+    requirement, _ = resolve_options(table, args.requirement, integer)  # "auto" resolved
     if args.method == "graph" and requirement == "interval":
         raise InputError("--method graph decides exact disclosure only, and this audit asks "
                          "for interval protection" + (

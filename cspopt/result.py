@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cspopt.jsondoc import plain
+
 __all__ = ["SolveResult", "TerminationCondition", "SolutionStatus", "relative_gap",
            "integral_bound"]
 
@@ -213,8 +215,6 @@ class SolveResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON types (:func:`cspopt.jsondoc.plain`)."""
-        from cspopt.jsondoc import plain
-
         return plain({
             "method": self.method, "model": self.model,
             "termination": self.termination, "status": self.status,

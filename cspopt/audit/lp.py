@@ -194,12 +194,13 @@ class AttackerLP:
         self._resolver = Resolver(self.highs)
         self._mip: highspy.Highs | None = None
         self._mip_solves = 0
-        self.together_solves = 0  # LPs of prove_together
+        self._together: list[_TogetherLP] = []  # the LPs of prove_together
 
     @property
     def num_solves(self) -> int:
         """LPs and MIPs solved (a warm LP restarted cold counts once more)."""
-        return self._resolver.solves + self._mip_solves + self.together_solves
+        return (self._resolver.solves + self._mip_solves
+                + sum(lp.resolver.solves for lp in self._together))
 
     def _new_highs(self, *, integer: bool) -> highspy.Highs:
         n, m = int(self.columns.size), int(self.matrix.shape[0])
@@ -363,6 +364,7 @@ class AttackerLP:
             if not np.any(level > 0):
                 continue
             lp = _TogetherLP(self, cols, level, upward=sense == _MAX)
+            self._together.append(lp)
             while True:
                 open_ = self._open_sides(cols, down, up, width, tol, sense) & (level > 0)
                 if not open_.any():
@@ -389,7 +391,7 @@ class _TogetherLP:
     def __init__(self, attacker: AttackerLP, cols: np.ndarray, level: np.ndarray, *,
                  upward: bool):
         n, m, k = attacker.columns.size, attacker.matrix.shape[0], cols.size
-        self.n, self.k = n, k
+        self.n = n
         sign = 1.0 if upward else -1.0
         rows = np.arange(k)
         # level_j t_j - s d_j <= 0, with level_j scaled up by the margin
@@ -404,7 +406,6 @@ class _TogetherLP:
                                np.concatenate([np.zeros(m), np.full(k, -np.inf)]),
                                np.zeros(m + k), presolve=False, what="attacker LP")
         self.resolver = Resolver(self.highs)
-        self.attacker = attacker
         self._open = np.ones(k, dtype=bool)
 
     def solve(self, open_: np.ndarray) -> np.ndarray | None:
@@ -416,8 +417,6 @@ class _TogetherLP:
             self.highs.changeColsBounds(idx.size, idx, np.zeros(idx.size),
                                         open_[changed].astype(float))
             self._open = open_.copy()
-        status = self.resolver.run()
-        self.attacker.together_solves += 1
-        if status != _STATUS.kOptimal:
+        if self.resolver.run() != _STATUS.kOptimal:
             return None
         return np.asarray(self.highs.getSolution().col_value)[:self.n]

@@ -117,12 +117,11 @@ def written_decimals(values) -> int | None:
     return None
 
 
-def _at_decimals(sums: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``sums`` of ``values`` rounded to :func:`written_decimals` of the values: a sum of
-    numbers with ``k`` decimals has ``k`` decimals, and rounding removes only the float
-    sum's error (so the table stays additive within far less than its tolerance).
-    Unchanged where the values need more decimals."""
-    decimals = written_decimals(values)
+def _at_decimals(sums: np.ndarray, decimals: int | None) -> np.ndarray:
+    """``sums`` rounded to the ``decimals`` their terms are written with
+    (:func:`written_decimals`): a sum of numbers with ``k`` decimals has ``k`` decimals, and
+    rounding removes only the float sum's error (so the table stays additive within far
+    less than its tolerance). Unchanged where the terms need more decimals (``None``)."""
     return sums if decimals is None else np.round(sums, decimals)
 
 
@@ -286,14 +285,16 @@ def tabulate(data, dimensions: Sequence[str], *, response: str | None = None,
         record = np.repeat(record, lengths[own])
     num_cells = math.prod(len(d.codes) for d in dims)
     # sums at the records' own decimals: 67.65, not the float sum's 67.64999999999999
+    decimals = written_decimals(values)
     totals = _at_decimals(np.bincount(cell, weights=values[record], minlength=num_cells),
-                          values)
+                          decimals)
     sums_per_cell = {name: _at_decimals(np.bincount(cell, weights=col[record],
-                                                    minlength=num_cells), col)
+                                                    minlength=num_cells),
+                                        written_decimals(col))
                      for name, col in extra.items()}
     pairs, at = np.unique(cell * (2 * size) + owner[record], return_inverse=True)
     # one contribution per cell and contributor
-    x = _at_decimals(np.bincount(at, weights=values[record]), values)
+    x = _at_decimals(np.bincount(at, weights=values[record]), decimals)
     cell = pairs // (2 * size)
     count = np.bincount(cell, minlength=num_cells).astype(float)
     order = np.lexsort((-x, cell))  # by cell, largest contribution first

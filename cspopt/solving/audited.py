@@ -16,11 +16,12 @@ import time
 import numpy as np
 
 from cspopt.audit import audit, interval_verdict
-from cspopt.errors import SolverError
+from cspopt.errors import InputError, SolverError
 from cspopt.models.exact import ExactInstance
+from cspopt.models.suppression import candidate_mask
 
 __all__ = ["audit_pattern", "audit_interval_pattern", "repair_interval_pattern",
-           "unprotectable", "no_pattern_message"]
+           "unprotectable", "no_pattern_message", "start_point", "pattern_cells"]
 
 log = logging.getLogger(__name__)
 
@@ -63,25 +64,24 @@ def repair_interval_pattern(inst, y, timings: dict, *, deadline: float | None = 
     (``""`` if nothing). The time goes to ``timings["audit"]``.
     """
     from cspopt.heuristics import incremental_attacker
-    from cspopt.models.suppression import candidate_mask
 
     table = inst.table
     started = time.perf_counter()
     y = np.asarray(y, dtype=float)
-    checked = interval_verdict(table, _cells(inst, y))
+    checked = interval_verdict(table, pattern_cells(inst, y))
     note = ""
     if not checked.protected:
         exposed = list(checked.exposed)
-        log.warning("the pattern exposes cells %s by the audit; repairing it", exposed)
+        log.info("the pattern exposes cells %s by the audit; repairing it", exposed)
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
-            inst, suppressed=_cells(inst, y), deadline=deadline)).astype(float)
+            inst, suppressed=pattern_cells(inst, y), deadline=deadline)).astype(float)
         y = np.maximum(y, completed)
-        checked = interval_verdict(table, _cells(inst, y))
+        checked = interval_verdict(table, pattern_cells(inst, y))
         note = ("completed by the incremental attacker for "
                 + ", ".join(table.describe(c) for c in exposed))
         if not checked.protected:
             y = np.ones(inst.candidates.size)
-            checked = interval_verdict(table, _cells(inst, y))
+            checked = interval_verdict(table, pattern_cells(inst, y))
             note = f"every candidate suppressed: {note}"
     timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - started
     return (y if checked.protected else None), checked, note
@@ -102,5 +102,24 @@ def no_pattern_message(table, cells) -> str:
             + ": even suppressing every cell that may be suppressed leaves it exposed")
 
 
-def _cells(inst, y) -> tuple[int, ...]:
+def start_point(inst, oracle, start) -> np.ndarray | None:
+    """A caller's start pattern (cell ids) as a minimal 0/1 point over ``inst.candidates``
+    that ``oracle`` proves protecting: the first incumbent. An :class:`InputError` where the
+    audit finds it exposing a cell; ``None`` where only the oracle's tolerance refutes it
+    (safe, but not an incumbent the cuts can stand on: the search goes on without it)."""
+    y = inst.minimal(candidate_mask(inst.table, inst.candidates, start,
+                                    "the start pattern").astype(float))
+    if oracle.protects(y):
+        return y
+    exposed = interval_verdict(inst.table, start).exposed
+    if exposed:
+        raise InputError("the given start pattern does not protect every sensitive cell: it "
+                         f"exposes {list(exposed)}")
+    log.warning("the start pattern is protected by a margin within the separation's "
+                "tolerance; it is not used as the first incumbent")
+    return None
+
+
+def pattern_cells(inst, y) -> tuple[int, ...]:
+    """The cell ids a 0/1 point ``y`` over ``inst.candidates`` suppresses."""
     return tuple(int(c) for c in inst.candidates[np.asarray(y) > 0.5])

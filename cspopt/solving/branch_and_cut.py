@@ -51,12 +51,16 @@ from pyscipopt import (
     quicksum,
 )
 
-from cspopt.audit import audit_seconds, interval_verdict
+from cspopt.audit import audit_seconds
 from cspopt.backends.scip import TERMINATION, new_scip
 from cspopt.bounds.capacity import capacity_lp, model_size
-from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, quiet_single_cell_bound
+from cspopt.bounds.single_cell import (
+    SINGLE_CELL_SECONDS,
+    dominant_cell,
+    quiet_single_cell_bound,
+)
 from cspopt.bounds.star_cuts import star_bound
-from cspopt.errors import InputError, SolverError
+from cspopt.errors import SolverError
 from cspopt.heuristics.capped import capped_sequential
 from cspopt.heuristics.cell_arcs import cell_arcs
 from cspopt.heuristics.incremental import (
@@ -76,7 +80,9 @@ from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
     no_pattern_message,
+    pattern_cells,
     repair_interval_pattern,
+    start_point,
     unprotectable,
 )
 from cspopt.solving.neighbourhoods import search_neighbourhoods
@@ -221,21 +227,10 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
                 progress(history[-1])
 
     found: list[np.ndarray] = []  # every protecting pattern offered, cleaned
-    if mip_start is not None:
-        start = inst.minimal(candidate_mask(inst.table, inst.candidates, mip_start,
-                                            "the start pattern").astype(float))
-        if oracle.protects(start):
-            found.append(start)
-            record("start", y=start)
-        else:
-            exposed = interval_verdict(table, mip_start).exposed
-            if exposed:
-                raise InputError("the given start pattern does not protect every sensitive "
-                                 f"cell: it exposes {list(exposed)}")
-            # the audit, the judge, accepts what the separation's tolerance refuted: the
-            # pattern is safe, but not an incumbent the cuts can stand on; search without it
-            log.warning("the start pattern is protected by a margin within the separation's "
-                        "tolerance; it is not used as the first incumbent")
+    start = None if mip_start is None else start_point(inst, oracle, mip_start)
+    if start is not None:
+        found.append(start)
+        record("start", y=start)
 
     if best["y"] is None and ny and inst.protected.size:
         # suppressing every candidate protects (the judge said so above): an incumbent from
@@ -289,7 +284,7 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         # of that, not a fifth of a long time limit (60 s of 300 on a 100x100 table whose
         # audit takes 5 s)
         t0 = time.perf_counter()
-        expected = audit_seconds(table, _pattern(inst, best["y"]))
+        expected = audit_seconds(table, pattern_cells(inst, best["y"]))
         timings["audit_estimate"] = time.perf_counter() - t0
         deadline = started + time_limit - min(AUDIT_SHARE * time_limit,
                                               max(_AUDIT_MARGIN * expected, _AUDIT_FLOOR))
@@ -505,7 +500,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
     suppressed, objective, checked = None, math.nan, None
     lower = best["lower"]
     if best["y"] is not None:
-        suppressed = _pattern(inst, best["y"])
+        suppressed = pattern_cells(inst, best["y"])
         objective = best["upper"]
         if final_audit is None:  # the judge's verdict, the pattern repaired if it must be
             y, checked, repaired = repair_interval_pattern(inst, best["y"], timings)
@@ -513,7 +508,7 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
                 raise SolverError("the audit rejects suppressing every candidate, which it "
                                   "accepted before the search; please report this table")
             if repaired:
-                suppressed, objective = _pattern(inst, y), float(inst.weights[
+                suppressed, objective = pattern_cells(inst, y), float(inst.weights[
                     inst.candidates] @ y)
                 message = "; ".join(filter(None, [message, repaired]))
         else:
@@ -530,11 +525,6 @@ def _result(table, inst, oracle, best, termination, history, timings, started, *
         proof="mip" if "branch_and_cut" in timings else "lp", unsafe=inst.protected,
         safe=inst.safe, timings=timings, model_size=model_size(inst, oracle, num_root_cuts),
         history=history, message=message)
-
-
-def _pattern(inst: IntervalInstance, y: np.ndarray) -> tuple[int, ...]:
-    """The cell ids a 0/1 point over the candidates suppresses."""
-    return tuple(int(c) for c in inst.candidates[y > 0.5])
 
 
 def _run_scip(inst, oracle, root_cuts, incumbent, *, time_limit, gap, verbose, record,

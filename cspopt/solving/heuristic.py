@@ -19,7 +19,6 @@ import time
 
 import numpy as np
 
-from cspopt.audit import interval_verdict
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.lines import line_bound
 from cspopt.errors import InputError
@@ -28,7 +27,6 @@ from cspopt.heuristics import (
     castro_heuristic,
     gensup_heuristic,
     hypercube_heuristic,
-    incremental_attacker,
     local_search,
     pbp_heuristic,
     smith_ga,
@@ -36,12 +34,13 @@ from cspopt.heuristics import (
 )
 from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.models.interval import CapacityOracle, build_interval_instance
-from cspopt.models.suppression import candidate_mask
 from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
     no_pattern_message,
+    pattern_cells,
     repair_interval_pattern,
+    start_point,
     unprotectable,
 )
 
@@ -98,7 +97,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                                  safe=inst.safe, timings=dict(total=time.perf_counter() - started))
     oracle = CapacityOracle(inst)
     weights_y = inst.weights[inst.candidates]
-    given_start = None if start is None else _start_point(table, inst, oracle, start)
+    given_start = None if start is None else start_point(inst, oracle, start)
     timings["preprocessing"] = time.perf_counter() - started
     given = dict(seed=seed, operator=operator, groups=groups)
     options = {name: given[name] for name in _METHOD_OPTIONS
@@ -129,39 +128,34 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                 unsafe=inst.protected, safe=inst.safe, timings=timings, message=failure)
         y = given_start  # the first incumbent stands
         notes.append(f"{failure}: the start pattern is returned")
-    # the judge's verdict: LPs that push many cells at once settle a protecting pattern in
-    # a few solves, where the oracle solves two a sensitive cell
-    exposed = interval_verdict(table, inst.candidates[y > 0.5]).exposed
-    if exposed:  # stopped by the deadline, or sliding protection (not the paper's)
-        completed = incremental_attacker(inst, suppressed=inst.candidates[y > 0.5],
-                                         deadline=deadline)
-        y = candidate_mask(table, inst.candidates, completed).astype(float)
-        notes.append("completed by the incremental attacker for "
-                     + ", ".join(table.describe(c) for c in exposed))
-        if interval_verdict(table, completed).exposed:  # some cell no pattern protects
-            y = np.ones(inst.candidates.size)
-            hopeless = unprotectable(inst)
-            if hopeless:
-                return _no_pattern(name, table, inst, hopeless, started, timings)
+    # the judge's verdict, and the completion where the heuristic stopped short (the
+    # deadline, or sliding protection, which the papers' methods ignore); the audit's LPs
+    # that push many cells at once settle a protecting pattern in a few solves
+    y, checked, repaired = repair_interval_pattern(inst, y, timings, deadline=deadline)
+    if y is None:  # some cell no pattern protects
+        return _no_pattern(name, table, inst, checked.exposed, started, timings)
+    notes += [repaired] if repaired else []
     if clean:
         t0 = time.perf_counter()
-        y = _pruned(oracle, y, weights_y, deadline)
+        y, before = _pruned(oracle, y, weights_y, deadline), y
+        checked = checked if np.array_equal(y, before) else None
         if given_start is not None:
             given_start = _pruned(oracle, given_start, weights_y, deadline)
         timings["clean"] = time.perf_counter() - t0
     if given_start is not None and weights_y @ given_start < weights_y @ y - 1e-9:
-        y = given_start
+        y, checked = given_start, None
         notes.append("the start pattern was cheaper than the heuristic's")
     if certify and not converged:
         t0 = time.perf_counter()
         bound = capacity_lp(inst, oracle, deadline=deadline)[0]
         lower = max(lower, integral_bound(bound, weights_y))
         timings["bound"] = timings.get("bound", 0.0) + time.perf_counter() - t0
-    y, checked, repaired = repair_interval_pattern(inst, y, timings)
-    if y is None:
-        return _no_pattern(name, table, inst, checked.exposed, started, timings)
-    notes += [repaired] if repaired else []
-    suppressed = tuple(int(c) for c in inst.candidates[y > 0.5])
+    if checked is None:  # the pattern changed since its audit
+        y, checked, repaired = repair_interval_pattern(inst, y, timings)
+        if y is None:
+            return _no_pattern(name, table, inst, checked.exposed, started, timings)
+        notes += [repaired] if repaired else []
+    suppressed = pattern_cells(inst, y)
     timings["total"] = time.perf_counter() - started
     objective = float(weights_y @ y)
     return SolveResult.build(
@@ -185,21 +179,6 @@ def _no_pattern(name, table, inst, cells, started, timings) -> SolveResult:
     return SolveResult.build(method=name, model="FS", termination="infeasible",
                              lower_bound=np.inf, unsafe=inst.protected, safe=inst.safe,
                              timings=timings, message=no_pattern_message(table, cells))
-
-
-def _start_point(table, inst, oracle, start) -> np.ndarray | None:
-    """The start pattern as a 0/1 point over the candidates; an :class:`InputError` where the
-    audit finds it exposing a cell (``None`` where only the oracle's tolerance refutes it:
-    safe, but no incumbent to stand on)."""
-    y = inst.minimal(candidate_mask(table, inst.candidates, start,
-                                    "the start pattern").astype(float))
-    if oracle.protects(y):
-        return y
-    exposed = interval_verdict(table, start).exposed
-    if exposed:
-        raise InputError("the given start pattern does not protect every sensitive cell: it "
-                         f"exposes {list(exposed)}")
-    return None
 
 
 def _pruned(oracle, y, weights_y, deadline) -> np.ndarray:

@@ -396,8 +396,7 @@ class CapacityOracle:
             self._arc_to = np.concatenate([head, tail]).astype(np.int64)
             self._arc_cell = np.concatenate([np.arange(nf), np.arange(nf)])
         self._bridge = None
-        self._lps: dict[tuple[bool, bool, bool], highspy.Highs] = {}
-        self._resolvers: dict[int, Resolver] = {}  # by id of the models in _lps
+        self._lps: dict[tuple[bool, bool, bool], Resolver] = {}
         self._kernel = None  # a sparse kernel basis, False where the relations' LP is used
         self._capped_search = False  # set by separate(capped_search=True) for its call
         self._capped = bool(np.isfinite(inst.room_cap).any())
@@ -445,9 +444,10 @@ class CapacityOracle:
         c[p] = 1.0 if upward else -1.0
         kernel = self._kernel_form() and np.mean(y > 0) >= _KERNEL_FROM
         solve = self._kernel_lp if kernel else self._relations_lp
-        h = self._lp_model(upward, capped, kernel)
+        lp = self._lp_model(upward, capped, kernel)
+        h = lp.h
         try:
-            x, q = solve(h, c, down, up, y, (down_search, up_search))
+            x, q = solve(lp, c, down, up, y, (down_search, up_search))
         except SolverError:
             raise SolverError(f"attacker LP of {inst.table.describe(inst.protected[k])} "
                               f"ended with status {h.modelStatusToString(h.getModelStatus())}"
@@ -475,10 +475,10 @@ class CapacityOracle:
                             and basis.shape[1] < self.inst.relations.shape[0] else False)
         return self._kernel is not False
 
-    def _lp_model(self, upward: bool, capped: bool, kernel: bool) -> highspy.Highs:
+    def _lp_model(self, upward: bool, capped: bool, kernel: bool) -> Resolver:
         """The HiGHS model of one direction's attacker LPs, capped or not, in the kernel's
-        coordinates or not (warm-started from the last LP of that kind: from the opposite
-        objective it is far from optimal)."""
+        coordinates or not, with its re-solves (warm-started from the last LP of that kind:
+        from the opposite objective it is far from optimal)."""
         key = (upward, capped, kernel)
         if key not in self._lps:
             nf = self.num_free
@@ -494,26 +494,26 @@ class CapacityOracle:
                               np.zeros(m), np.zeros(m), presolve=False, what="attacker LP")
                 if capped:
                     h.setOptionValue("simplex_strategy", 4)  # primal
-            self._lps[key] = h
+            self._lps[key] = Resolver(h)
         return self._lps[key]
 
-    def _run(self, h: highspy.Highs) -> None:
-        """Solve ``h`` warm, cold where that fails or crawls (:class:`~cspopt.backends.
+    def _run(self, lp: Resolver) -> None:
+        """Solve ``lp`` warm, cold where that fails or crawls (:class:`~cspopt.backends.
         highs.Resolver`); SolverError unless optimal."""
         self.num_lp_solves += 1
-        resolver = self._resolvers.setdefault(id(h), Resolver(h))
-        if resolver.run() != highspy.HighsModelStatus.kOptimal:
+        if lp.run() != highspy.HighsModelStatus.kOptimal:
             raise SolverError("attacker LP")
 
-    def _relations_lp(self, h, c, down, up, y, search) -> tuple[np.ndarray, np.ndarray]:
+    def _relations_lp(self, lp, c, down, up, y, search) -> tuple[np.ndarray, np.ndarray]:
         """``max c x, A x = 0, -down <= x <= up`` over the free cells: its point and the
         ``q = c + sigma A^T pi`` of its duals that bounds it best at ``y`` with the search
         rooms (HiGHS's dual sign convention aside, both signs give valid capacities)."""
+        h = lp.h
         p = int(np.flatnonzero(c)[0])
         h.changeColsBounds(self.num_free, np.arange(self.num_free, dtype=np.int32), -down, up)
         h.changeColCost(p, -c[p])  # minimise -c x
         try:
-            self._run(h)
+            self._run(lp)
             solution = h.getSolution()
             x = np.asarray(solution.col_value)
             at_pi = self.inst.relations_by_cell @ np.asarray(solution.row_dual)
@@ -523,17 +523,17 @@ class CapacityOracle:
         return x, min((c + at_pi, c - at_pi), key=lambda q: (
             np.maximum(q, 0.0) * up_search + np.maximum(-q, 0.0) * down_search) @ y)
 
-    def _kernel_lp(self, h, c, down, up, y, search) -> tuple[np.ndarray, np.ndarray]:
+    def _kernel_lp(self, lp, c, down, up, y, search) -> tuple[np.ndarray, np.ndarray]:
         """The same LP's dual in the kernel's coordinates ``x = N z``: ``min up w+ + down w-``
         s.t. ``N^T (w+ - w-) = N^T c``, so ``q = w+ - w-`` directly; its row duals are ``z``.
         A row per kernel dimension: CSPLIB hier13's attacker LP at points halfway to
         "suppress everything", true rooms, took 6 ms against 300 ms."""
-        kernel = self._kernel
+        h, kernel = lp.h, self._kernel
         nf = self.num_free
         rhs = kernel.T @ c
         h.changeColsCost(2 * nf, np.arange(2 * nf, dtype=np.int32), np.concatenate([up, down]))
         h.changeRowsBounds(rhs.size, np.arange(rhs.size, dtype=np.int32), rhs, rhs)
-        self._run(h)
+        self._run(lp)
         solution = h.getSolution()
         w = np.asarray(solution.col_value)
         x = kernel @ np.asarray(solution.row_dual)
