@@ -307,6 +307,7 @@ def test_the_limits_benchmark_runs():
 
     rows = limits_benchmark(limits_cases(quick=True), time_limit=5)
     assert len(rows) == 1 and rows[0]["audited"] and rows[0]["cells"] == 9 ** 3
+    assert rows[0]["lower_bound"] <= rows[0]["objective"]
     assert "preprocessing" in rows[0]["phases"]
     assert within_limit(10.0, 5.0) and not within_limit(10.6, 5.0)
 

@@ -151,9 +151,12 @@ def test_capped_mips_on_3d_microdata_with_two_hierarchies():
 
     table = _hier3d_table()
     inst = build_interval_instance(table)
-    outcome = capped_sequential(inst, cell_seconds=10.0,
-                                order=np.arange(min(3, inst.protected.size)))
-    assert outcome.num_paths == min(3, inst.protected.size)  # every MIP was built and run
+    visited = np.arange(min(3, inst.protected.size))
+    outcome = capped_sequential(inst, cell_seconds=10.0, order=visited)
+    assert outcome.num_paths == visited.size  # every MIP was built and run
+    # the union protects every cell visited (the capped attacker is the weaker one)
+    checked = audit(table, inst.candidates[outcome.suppressed > 0.5], requirement="interval")
+    assert all(checked.cell(int(c)).protected for c in inst.protected[visited])
 
 
 def test_a_heuristic_that_cannot_build_its_model_steps_aside(monkeypatch):
