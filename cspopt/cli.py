@@ -20,12 +20,11 @@ from pathlib import Path
 from cspopt import __version__
 from cspopt.backends.console import result_stdout
 from cspopt.errors import CspoptError, InputError, PatternError, SolverError
-from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
 from cspopt.jsondoc import dumps
-from cspopt.options import OPTIONS, refuse_inapplicable
+from cspopt.methods import method_help
+from cspopt.options import OPTIONS, flag, refuse_inapplicable
 from cspopt.solving.api import (
     DEFAULT_GAP,
-    DUALS,
     METHODS,
     bound,
     certify,
@@ -36,9 +35,6 @@ from cspopt.solving.api import (
 __all__ = ["main"]
 
 log = logging.getLogger("cspopt")
-
-#: flag defaults come from the one declaration of the options
-_DEFAULT = {name: option.default for name, option in OPTIONS.items()}
 
 
 def _parse_ids(spec: str) -> list[int]:
@@ -118,11 +114,31 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if result.protected else 1
 
 
-def _options(args: argparse.Namespace) -> dict:
-    """The options every solving command has, as :data:`cspopt.options.OPTIONS` names them."""
-    return dict(model=args.model, weights=args.weights, publish_totals=args.publish_totals,
-                publish_zeros=args.publish_zeros, tau=args.tau,
-                max_iterations=args.iterations)
+#: the options every solving command has (their flags generated from cspopt.options)
+_INSTANCE_FLAGS = ("model", "weights", "publish_totals", "publish_zeros", "tau",
+                   "max_iterations")
+#: the randomised heuristics' options (solve and protect)
+_HEURISTIC_FLAGS = ("seed", "operator", "groups")
+#: the options of cspopt solve besides those
+_SOLVE_FLAGS = ("dual", "solver", "threads", "route", "relax", "separation", "candidate_sets",
+                "processes", "clean", "certify", *_HEURISTIC_FLAGS)
+
+
+def _add_options(p: argparse.ArgumentParser, names: Sequence[str]) -> None:
+    """The flags of options ``names``, generated from their declarations
+    (:data:`cspopt.options.OPTIONS`: flag, domain, default, what it does, who takes it)."""
+    for name in names:
+        option = OPTIONS[name]
+        keywords = option.domain.argparse()
+        if keywords.get("action") != "store_true":
+            keywords["default"] = option.default
+        takers = "" if option.methods is None else f" (for {option.takers})"
+        p.add_argument(flag(name), dest=name, help=option.doc + takers, **keywords)
+
+
+def _options(args: argparse.Namespace, names: Sequence[str] = _INSTANCE_FLAGS) -> dict:
+    """The values of the options ``names`` given on the command line, by option name."""
+    return {name: getattr(args, name) for name in names}
 
 
 def _refuse(table, args: argparse.Namespace, method: str, options: dict,
@@ -180,11 +196,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     _check_plot(args.plot)
     start = _parse_ids(args.start) if args.start else None
     method = "mip" if args.relax and args.method == "auto" else args.method
-    options = dict(_options(args), dual=args.dual, solver=args.solver, threads=args.threads,
-                   route=args.route, relax=args.relax, separation=args.separation,
-                   candidate_sets=args.candidate_sets, processes=args.processes,
-                   clean=args.clean, certify=args.certify,
-                   seed=args.seed, operator=args.operator, groups=args.groups)
+    options = dict(_options(args), **_options(args, _SOLVE_FLAGS))
     _refuse(table, args, method, options)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
@@ -239,7 +251,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
         if not sep or not name or not path:
             raise InputError(f"--hrc {item!r}: expected DIMENSION=FILE.hrc")
         hierarchies[name] = path
-    options = dict(seed=args.seed, operator=args.operator, groups=args.groups)
+    options = _options(args, _HEURISTIC_FLAGS)
     if args.output:  # refused before the solve, not after it
         output_format(args.output)
         check_writable(args.output, "-o")
@@ -291,8 +303,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from cspopt.table.generators import KINDS
-
     parser = argparse.ArgumentParser(prog="cspopt", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cspopt {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -301,22 +311,30 @@ def _parser() -> argparse.ArgumentParser:
     verbose.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                          help="log progress and solver logs to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
+    _table_commands(sub, verbose)
+    _solving_commands(sub, verbose)
+    _data_commands(sub, verbose)
+    return parser
 
+
+def _strict_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--strict", nargs="?", type=float, const=0.0, metavar="STEP",
+                   help="ONS protection: the attacker's range must pass a-lpl and a+upl "
+                        "strictly (levels raised by STEP; default 1 on integer tables)")
+
+
+def _table_commands(sub, verbose: argparse.ArgumentParser) -> None:
+    """``info`` and ``audit``."""
     p = sub.add_parser("info", parents=[verbose],
                        help="summarise a table")
     p.add_argument("table", help="JJ, CSV, JSON or tau-ARGUS .tab file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_info)
 
-    def strict_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--strict", nargs="?", type=float, const=0.0, metavar="STEP",
-                       help="ONS protection: the attacker's range must pass a-lpl and a+upl "
-                            "strictly (levels raised by STEP; default 1 on integer tables)")
-
     p = sub.add_parser("audit", parents=[verbose],
                        help="check a suppression pattern against an attacker")
     p.add_argument("table")
-    strict_option(p)
+    _strict_option(p)
     p.add_argument("--suppress", metavar="IDS", default="",
                    help="0-based cell ids, comma separated, or a file of ids (sensitive cells "
                         "are always included)")
@@ -332,77 +350,32 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)
 
-    def heuristic_options(p: argparse.ArgumentParser) -> None:
-        """The randomised heuristics' options, as :data:`cspopt.options.OPTIONS` has them."""
-        p.add_argument("--seed", type=int, default=_DEFAULT["seed"],
-                       help="randomised heuristics (gensup, ga, ls): seed of the random "
-                            "choices")
-        p.add_argument("--operator", choices=OPERATOR_CHOICES, default=_DEFAULT["operator"],
-                       help="ga, ls: " + OPTIONS["operator"].doc)
-        p.add_argument("--groups", type=int, default=None, metavar="N",
-                       help="ga, ls: " + OPTIONS["groups"].doc)
 
-    def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", choices=["auto", "P", "PN"],
-                       default=_DEFAULT["model"],
-                       help="(P) general tables, (P_N) nonnegative integer tables "
-                            "(Almeida & Carvalho 2005); auto picks by the table")
-        p.add_argument("--weights", choices=["value", "unit", "log"],
-                       help="suppression weights (default: the table's costs)")
-        p.add_argument("--publish-totals", action="store_true", help="never suppress totals")
-        p.add_argument("--publish-zeros", action="store_true", help="never suppress zero cells")
-        p.add_argument("--tau", type=float, default=_DEFAULT["tau"],
-                       help="protection width threshold (§6)")
-        p.add_argument("--time-limit", type=float, metavar="S")
-        p.add_argument("--iterations", type=int, default=_DEFAULT["max_iterations"],
-                       help="Lagrangian iterations (default %(default)s)")
-        p.add_argument("--json", action="store_true")
 
+def _solving_options(p: argparse.ArgumentParser) -> None:
+    """The table argument and the options every solving command has."""
+    p.add_argument("table")
+    _strict_option(p)
+    _add_options(p, _INSTANCE_FLAGS)
+    p.add_argument("--time-limit", type=float, metavar="S")
+    p.add_argument("--json", action="store_true")
+
+
+def _solving_commands(sub, verbose: argparse.ArgumentParser) -> None:
+    """``solve``, ``bound`` and ``certify``."""
     p = sub.add_parser("solve", parents=[verbose],
                        help="optimal complementary suppressions (exact disclosure)")
-    p.add_argument("table")
-    strict_option(p)
-    model_options(p)
+    _solving_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto",
                    help="exact disclosure ((P)/(P_N)) or protection intervals "
                         "(Fischetti-Salazar); auto: interval when sensitive cells carry "
                         "lpl/upl/spl")
     p.add_argument("--method", choices=list(dict.fromkeys(METHODS["exact"]
                                                           + METHODS["interval"])),
-                   default="auto",
-                   help="exact protection: auto = heuristic + Lagrangian, then branch-and-cut "
-                        "on x with cut-set constraints (SCIP) if a gap remains; mip = the "
-                        "compact model (--solver); interval protection: auto = "
-                        "branch-and-cut with capacity cuts (SCIP), mip = the compact model "
-                        "(HiGHS), castro = Castro's (2007) shortest-paths heuristic, sp = "
-                        "the SP heuristic (2-D tables, one hierarchical dimension allowed), "
-                        "hypercube = the hypercube method, pbp = PBP (2-D tables), gensup = "
-                        "the genetic algorithm GenSup (2-D, one hierarchical dimension), ga = "
-                        "Smith et al.'s (2012) GA over the incremental attacker's order "
-                        "(any table), ls = their local search over that order, capped = "
-                        "single-cell MIPs against an attacker capped at the requirement, cell "
-                        "by cell (any table)")
-    p.add_argument("--clean", action="store_true",
-                   help="heuristics: delete-and-check clean-up of the pattern")
-    heuristic_options(p)
-    p.add_argument("--certify", action="store_true",
-                   help="heuristics: add cspopt's capacity LP bound (a certified gap)")
-    p.add_argument("--separation", choices=["auto", "network", "lp"],
-                   default=_DEFAULT["separation"],
-                   help="branch-and-cut: capacity cuts from minimum cuts (2-D tables) or "
-                        "attacker LPs (any table)")
-    p.add_argument("--candidate-sets", action="store_true",
-                   help="branch-and-cut: separate only for Serpell et al.'s candidates for "
-                        "initially exposed primaries (every primary is still checked)")
-    p.add_argument("--processes", type=int, help="branch-and-cut: " + OPTIONS["processes"].doc)
-    p.add_argument("--dual", choices=DUALS, default=_DEFAULT["dual"])
-    p.add_argument("--relax", action="store_true", help="solve the LP relaxation (a bound)")
-    p.add_argument("--solver", choices=["highs", "scip"], default=_DEFAULT["solver"])
-    p.add_argument("--route", choices=["matrix", "pyomo"], default=_DEFAULT["route"],
-                   help="how --method mip hands the model to the solver")
+                   default="auto", help=method_help())
+    _add_options(p, _SOLVE_FLAGS)
     p.add_argument("--gap", type=float, default=DEFAULT_GAP,
                    help="relative gap a MIP or branch-and-cut stops at")
-    p.add_argument("--threads", type=int)
     p.add_argument("--start", metavar="IDS",
                    help="a safe pattern (e.g. another tool's) to start any method from")
     p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
@@ -410,9 +383,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bound", parents=[verbose],
                        help="a valid lower bound (the bound oracle)")
-    p.add_argument("table")
-    strict_option(p)
-    model_options(p)
+    _solving_options(p)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
     p.add_argument("--method", choices=["auto", "lagrangian", "lp", "capacity", "mip"],
                    default="auto",
@@ -421,7 +392,7 @@ def _parser() -> argparse.ArgumentParser:
                         "strengthened capacity cuts, the branch-and-cut's root), lp (the "
                         "compact model's LP bound, weaker) or mip (dual bound of a "
                         "time-limited branch-and-cut)")
-    p.add_argument("--dual", choices=DUALS, default=_DEFAULT["dual"])
+    _add_options(p, ("dual",))
     p.add_argument("--multipliers", metavar="FILE.npz",
                    help="warm start: the Lagrangian goes on from multipliers an earlier "
                         "call saved (its bound is at least theirs)")
@@ -431,12 +402,15 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("certify", parents=[verbose],
                        help="audit an outside pattern and certify its gap")
-    p.add_argument("table")
-    strict_option(p)
+    _solving_options(p)
     p.add_argument("--suppress", metavar="IDS", required=True)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
-    model_options(p)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
+
+
+def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
+    """``protect``, ``generate``, ``convert`` and ``bench``."""
+    from cspopt.table.generators import KINDS
 
     p = sub.add_parser("protect", parents=[verbose],
                        help="microdata to a protected table: tabulate, apply sensitivity "
@@ -460,7 +434,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--protection", choices=["interval", "exact"], default="interval")
     p.add_argument("--method", default="auto", choices=METHODS["interval"],
                    help="how to solve (as cspopt solve)")
-    heuristic_options(p)
+    _add_options(p, _HEURISTIC_FLAGS)
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the solve")
     p.add_argument("-o", "--output", metavar="OUT.csv",
                    help="one row per cell: codes, value, status, protection, attacker's "
@@ -504,7 +478,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,34 +9,109 @@ the option and who takes it, instead of an option silently ignored.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cspopt.errors import InputError
+from cspopt.methods import heuristic_names, taking
 
 __all__ = ["Option", "OPTIONS", "INSTANCE_OPTIONS", "INTERVAL_OPTIONS", "HEURISTIC_SHARE",
-           "AUDIT_SHARE", "check_limits", "refuse_inapplicable", "given_options", "flag",
-           "options_table"]
+           "AUDIT_SHARE", "check_limits", "check_options", "refuse_inapplicable",
+           "given_options", "flag", "options_table", "Choice", "Integer", "Real", "Flag",
+           "Given", "OPERATOR_CHOICES"]
 
 _BOTH = frozenset({"exact", "interval"})
 _EXACT = frozenset({"exact"})
 _INTERVAL = frozenset({"interval"})
-_LAGRANGIAN = frozenset({"auto", "lagrangian"})
-_COMPACT = frozenset({"mip"})
-_BRANCH_AND_CUT = frozenset({"auto", "branch-and-cut"})
-_HEURISTICS = frozenset({"castro", "sp", "hypercube", "pbp", "gensup", "ga", "ls", "capped"})
-_HEURISTIC_USERS = ("the heuristics (method='castro', 'sp', 'hypercube', 'pbp', 'gensup', "
-                    "'ga', 'ls', 'capped')")
-_ORDER_SEARCHES = frozenset({"ga", "ls"})
+_HEURISTIC_USERS = ("the heuristics (method=" + ", ".join(f"'{m}'" for m in heuristic_names())
+                    + ")")
 _ORDER_SEARCH_USERS = "Smith et al.'s order searches (method='ga' or 'ls')"
+_LAGRANGIAN_USERS = "the Lagrangian (method='lagrangian' or 'auto')"
+_COMPACT_USERS = "the compact MIP (method='mip')"
+_TREE_USERS = "the interval branch-and-cut (method='auto' or 'branch-and-cut')"
+#: the mutations of Smith et al.'s order searches (:mod:`cspopt.heuristics.smith_ga`)
+OPERATOR_CHOICES = ("adaptive", "swap", "insert", "invert")
+
+
+# -- domains: what values an option takes, and its CLI flag's argparse keywords -------------
+@dataclass(frozen=True)
+class Choice:
+    """One of ``values``."""
+
+    values: tuple[str, ...]
+
+    def refuse(self, value) -> str | None:
+        return None if value in self.values else (
+            f"must be one of {', '.join(map(repr, self.values))}, not {value!r}")
+
+    def argparse(self) -> dict:
+        return dict(choices=self.values)
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer of at least ``minimum``."""
+
+    minimum: int
+
+    def refuse(self, value) -> str | None:
+        ok = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+              and value >= self.minimum)
+        return None if ok else f"must be an integer >= {self.minimum}, got {value!r}"
+
+    def argparse(self) -> dict:
+        return dict(type=int)
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite number of at least ``minimum``."""
+
+    minimum: float = -math.inf
+
+    def refuse(self, value) -> str | None:
+        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+              and math.isfinite(value) and value >= self.minimum)
+        return None if ok else f"must be a number >= {self.minimum:g}, got {value!r}"
+
+    def argparse(self) -> dict:
+        return dict(type=float)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or False."""
+
+    def refuse(self, value) -> str | None:
+        return None if isinstance(value, (bool, numbers.Integral)) and value in (0, 1) else (
+            f"must be True or False, got {value!r}")
+
+    def argparse(self) -> dict:
+        return dict(action="store_true")
+
+
+@dataclass(frozen=True)
+class Given:
+    """Anything the callee checks itself (weights, cell ids, prebuilt objects); on the CLI
+    ``choices``, if any."""
+
+    choices: tuple[str, ...] = ()
+
+    def refuse(self, value) -> str | None:
+        return None
+
+    def argparse(self) -> dict:
+        return dict(choices=self.choices) if self.choices else {}
 
 
 @dataclass(frozen=True)
 class Option:
     """One option: its default, the protections and methods that take it (``methods=None``:
-    every method of those protections), who that is in words, what it does, and its CLI flag
-    where that is not ``--name-with-dashes`` (``""``: the API only)."""
+    every method of those protections; else those of :data:`cspopt.methods.METHOD_TABLE`
+    that list it), who that is in words, what it does, the values it takes (``domain``), and
+    its CLI flag where that is not ``--name-with-dashes`` (``""``: the API only)."""
 
     default: Any
     protections: frozenset[str]
@@ -44,6 +119,7 @@ class Option:
     takers: str
     doc: str
     cli_flag: str | None = None
+    domain: Choice | Integer | Real | Flag | Given = field(default_factory=Given)
 
 
 #: every option of :func:`cspopt.solve` / :func:`cspopt.bound` / :func:`cspopt.certify`
@@ -51,71 +127,79 @@ class Option:
 OPTIONS: dict[str, Option] = {
     "weights": Option(None, _BOTH, None, "every method",
                       "suppression costs: 'value', 'unit', 'log' or one per cell "
-                      "(default: the table's costs)"),
+                      "(default: the table's costs)",
+                      domain=Given(("value", "unit", "log"))),
     "must_publish": Option(None, _BOTH, None, "every method", "cell ids never suppressed",
                            cli_flag=""),
-    "publish_totals": Option(False, _BOTH, None, "every method", "never suppress totals"),
-    "publish_zeros": Option(False, _BOTH, None, "every method", "never suppress zero cells"),
+    "publish_totals": Option(False, _BOTH, None, "every method", "never suppress totals",
+                             domain=Flag()),
+    "publish_zeros": Option(False, _BOTH, None, "every method", "never suppress zero cells",
+                            domain=Flag()),
     "preprocessing": Option(True, _BOTH, None, "every method",
-                            "drop sensitive cells the others already protect", cli_flag=""),
+                            "drop sensitive cells the others already protect", cli_flag="",
+                            domain=Flag()),
     "model": Option("auto", _EXACT, None, "protection='exact'",
                     "(P) general tables, (P_N) nonnegative integer tables or tables where an "
-                    "a-priori bound binds (Almeida & Carvalho 2005); 'auto' picks"),
+                    "a-priori bound binds (Almeida & Carvalho 2005); 'auto' picks",
+                    domain=Choice(("auto", "P", "PN"))),
     "tau": Option(0.0, _EXACT, None, "protection='exact'",
-                  "protection width threshold of (P_N) (Almeida & Carvalho 2005 §6)"),
+                  "protection width threshold of (P_N) (Almeida & Carvalho 2005 §6)",
+                  domain=Real(0.0)),
     "instance": Option(None, _EXACT, None, "protection='exact'",
                        "a prebuilt ExactInstance (replaces model and the instance options)",
                        cli_flag=""),
-    "dual": Option("volume", _EXACT, _LAGRANGIAN,
-                   "the Lagrangian (method='lagrangian' or 'auto')",
+    "dual": Option("volume", _EXACT, taking("dual"), _LAGRANGIAN_USERS,
                    "how the Lagrangian dual is maximised: 'volume', 'subgradient' "
-                   "(Held-Wolfe-Crowder) or 'cutting-plane'"),
-    "max_iterations": Option(200, _EXACT, _LAGRANGIAN,
-                             "the Lagrangian (method='lagrangian' or 'auto')",
-                             "Lagrangian iterations", cli_flag="--iterations"),
-    "multipliers": Option(None, _EXACT, _LAGRANGIAN,
-                          "the Lagrangian (method='lagrangian' or 'auto')",
+                   "(Held-Wolfe-Crowder) or 'cutting-plane'",
+                   domain=Choice(("volume", "subgradient", "cutting-plane"))),
+    "max_iterations": Option(200, _EXACT, taking("max_iterations"), _LAGRANGIAN_USERS,
+                             "Lagrangian iterations", cli_flag="--iterations",
+                             domain=Integer(1)),
+    "multipliers": Option(None, _EXACT, taking("multipliers"), _LAGRANGIAN_USERS,
                           "warm start: an earlier result's multipliers"),
-    "solver": Option("highs", _EXACT, _COMPACT, "the compact MIP (method='mip')",
-                     "'highs' or 'scip' for the compact MIP of (P)/(P_N)"),
-    "threads": Option(None, _EXACT, _COMPACT, "the compact MIP (method='mip')",
-                      "threads of the compact MIP's solver"),
-    "route": Option("matrix", _BOTH, _COMPACT, "the compact MIP (method='mip')",
-                    "how the compact model reaches the solver: 'matrix' or 'pyomo'"),
-    "relax": Option(False, _BOTH, _COMPACT, "the compact MIP (method='mip')",
-                    "solve the compact model's LP relaxation (a bound, no pattern)"),
-    "separation": Option("auto", _INTERVAL, _BRANCH_AND_CUT,
-                         "the interval branch-and-cut (method='auto' or 'branch-and-cut')",
+    "solver": Option("highs", _EXACT, taking("solver"), _COMPACT_USERS,
+                     "'highs' or 'scip' for the compact MIP of (P)/(P_N)",
+                     domain=Choice(("highs", "scip"))),
+    "threads": Option(None, _EXACT, taking("threads"), _COMPACT_USERS,
+                      "threads of the compact MIP's solver", domain=Integer(1)),
+    "route": Option("matrix", _BOTH, taking("route"), _COMPACT_USERS,
+                    "how the compact model reaches the solver: 'matrix' or 'pyomo'",
+                    domain=Choice(("matrix", "pyomo"))),
+    "relax": Option(False, _BOTH, taking("relax"), _COMPACT_USERS,
+                    "solve the compact model's LP relaxation (a bound, no pattern)",
+                    domain=Flag()),
+    "separation": Option("auto", _INTERVAL, taking("separation"), _TREE_USERS,
                          "capacity cuts from minimum cuts ('network', 2-D tables, one dimension "
                          "may be hierarchical) or "
-                         "attacker LPs ('lp', any table)"),
-    "candidate_sets": Option(False, _INTERVAL, _BRANCH_AND_CUT,
-                             "the interval branch-and-cut (method='auto' or "
-                             "'branch-and-cut')",
-                             "separate only for Serpell et al.'s (2013) candidate primaries"),
-    "processes": Option(None, _INTERVAL, _BRANCH_AND_CUT,
-                        "the interval branch-and-cut (method='auto' or 'branch-and-cut')",
+                         "attacker LPs ('lp', any table)",
+                         domain=Choice(("auto", "network", "lp"))),
+    "candidate_sets": Option(False, _INTERVAL, taking("candidate_sets"), _TREE_USERS,
+                             "separate only for Serpell et al.'s (2013) candidate primaries",
+                             domain=Flag()),
+    "processes": Option(None, _INTERVAL, taking("processes"), _TREE_USERS,
                         "processes the branch-and-cut may run: with 2, on tables that are not "
                         "networks and time limits of 30 s or more, its neighbourhood searches "
                         "run in a second process beside the tree; default: 2 where the machine "
-                        "gives this process two cores, else 1"),
-    "clean": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
+                        "gives this process two cores, else 1", domain=Integer(1)),
+    "clean": Option(False, _INTERVAL, taking("clean"), _HEURISTIC_USERS,
                     "delete-and-check clean-up of the heuristic's pattern (Almeida, Schütz & "
-                    "Carvalho 2008 §5)"),
-    "certify": Option(False, _INTERVAL, _HEURISTICS, _HEURISTIC_USERS,
-                      "add cspopt's capacity LP bound, so that the gap is certified"),
-    "seed": Option(0, _INTERVAL, frozenset({"gensup", "ga", "ls"}),
+                    "Carvalho 2008 §5)", domain=Flag()),
+    "certify": Option(False, _INTERVAL, taking("certify"), _HEURISTIC_USERS,
+                      "add cspopt's capacity LP bound, so that the gap is certified",
+                      domain=Flag()),
+    "seed": Option(0, _INTERVAL, taking("seed"),
                    "the randomised heuristics (method='gensup', 'ga' or 'ls')",
-                   "seed of its random choices: a seed gives one pattern"),
-    "operator": Option("adaptive", _INTERVAL, _ORDER_SEARCHES, _ORDER_SEARCH_USERS,
+                   "seed of its random choices: a seed gives one pattern", domain=Integer(0)),
+    "operator": Option("adaptive", _INTERVAL, taking("operator"), _ORDER_SEARCH_USERS,
                        "mutation of the order: 'adaptive' (operator and probability are "
                        "genes, Smith et al. 2012 §IV-B) or one fixed operator, 'swap', "
                        "'insert' or 'invert' (with method='ls': LS-Swap, LS-Insert, "
-                       "LS-Invert)"),
-    "groups": Option(None, _INTERVAL, _ORDER_SEARCHES, _ORDER_SEARCH_USERS,
+                       "LS-Invert)", domain=Choice(OPERATOR_CHOICES)),
+    "groups": Option(None, _INTERVAL, taking("groups"), _ORDER_SEARCH_USERS,
                      "protect the sensitive cells in this many groups by weight, one "
                      "attacker LP a group and side (GA-group-K, §V; the paper: 40 on tables "
-                     "of more than 30,000 cells); default: one cell at a time"),
+                     "of more than 30,000 cells); default: one cell at a time",
+                     domain=Integer(1)),
 }
 
 #: instance options of interval protection, passed as ``**options``
@@ -180,6 +264,20 @@ def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: 
         raise InputError(f"{', '.join(names)}: for {takers}, not method {method!r}")
 
 
+def check_options(values: Mapping[str, Any], *, flags: Mapping[str, str] | None = None
+                  ) -> None:
+    """Refuse, naming it (as a flag, given the CLI's ``flags``), the first of ``values`` outside
+    its declared domain; an option at a default of None may stay None."""
+    for name, value in values.items():
+        option = OPTIONS[name]
+        if value is None and option.default is None:
+            continue
+        refusal = option.domain.refuse(value)
+        if refusal is not None:
+            spelled = (flags.get(name) or flag(name)) if flags is not None else name
+            raise InputError(f"{spelled} {refusal}")
+
+
 def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1e-6,
                  threads: int | None = None, processes: int | None = None,
                  max_iterations: int = 1) -> None:
@@ -193,11 +291,7 @@ def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1
         raise InputError(f"time_limit must be positive, got {time_limit}")
     if not 0 <= gap < 1:
         raise InputError(f"gap must be in [0, 1), got {gap}")
-    for name, count in (("threads", threads), ("processes", processes)):
-        if count is not None and not (count >= 1 and int(count) == count):
-            raise InputError(f"{name} must be an integer >= 1, got {count!r}")
-    if not max_iterations >= 1:
-        raise InputError(f"max_iterations must be >= 1, got {max_iterations}")
+    check_options(dict(threads=threads, processes=processes, max_iterations=max_iterations))
 
 
 def options_table() -> str:

@@ -1,10 +1,7 @@
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-INSTANCES = ROOT / "instances"
-SHARED = ROOT.parent / "shared" / "instances"
+from helpers import SHARED
 
 
 @pytest.fixture

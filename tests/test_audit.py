@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 from oracles import cube_table, tiny_interval_tables
 
 from cspopt import Table, audit, graph_audit

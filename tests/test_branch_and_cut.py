@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 from oracles import (
     brute_force_interval,
     cube_table,
@@ -16,11 +16,12 @@ from oracles import (
 )
 
 from cspopt import Table, audit
-from cspopt.bounds.capacity import _tailing, capacity_bound, capacity_lp
+from cspopt.bounds.capacity import capacity_bound, capacity_lp, tails_off
+from cspopt.budget import Budget
 from cspopt.errors import InputError, SolverError
 from cspopt.io import read_table
 from cspopt.models.interval import build_interval_instance
-from cspopt.models.interval.capacity import CapacityOracle
+from cspopt.models.interval import CapacityOracle, root_separators
 from cspopt.solving import solve_branch_and_cut, solve_interval
 from cspopt.table.generators import (
     gensup_class1,
@@ -289,8 +290,10 @@ def test_capped_search_cuts_hold_at_every_protecting_pattern():
                 assert all(cut.activity(s) >= cut.rhs - 1e-9 for s in safe), (cube.values, cut)
                 checked += 1
         points = []
-        bound, y, _, converged = capacity_lp(inst, CapacityOracle(inst), capped_search=True,
-                                             points=points.append)
+        oracle = CapacityOracle(inst)
+        bound, y, _, converged = capacity_lp(
+            inst, oracle, separators=root_separators(oracle, capped_search=True),
+            points=points.append)
         optimum = min(inst.weights[inst.candidates] @ s for s in safe)
         assert converged and bound <= optimum + 1e-6 and np.array_equal(points[-1], y)
     assert checked >= 20
@@ -302,9 +305,9 @@ def test_a_round_cut_short_by_the_deadline_proves_nothing(shared_instances):
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     inst = build_interval_instance(table)
     oracle = CapacityOracle(inst)
-    past = time.perf_counter() - 1.0
-    assert oracle.separate(np.ones(inst.candidates.size), deadline=past) == (False, [])
-    bound, _, cuts, converged = capacity_lp(inst, oracle, deadline=past)
+    past = Budget.ending_at(time.perf_counter() - 1.0)
+    assert oracle.separate(np.ones(inst.candidates.size), budget=past) == (False, [])
+    bound, _, cuts, converged = capacity_lp(inst, oracle, budget=past)
     assert not converged and 0.0 <= bound <= 10_044 and not cuts[len(  # a known pattern
         oracle.relation_cuts() + oracle.relation_bridgeless_cuts()):]
 
@@ -422,11 +425,11 @@ def test_strict_ons_protection():
 def test_errors_inside_scip_callbacks_surface_and_the_incumbent_stands(monkeypatch):
     """An exception inside a SCIP callback stops the tree and is named in the result's
     message (termination ``error``); the pattern found before it is returned, audited."""
-    import cspopt.solving.branch_and_cut as bc
+    import cspopt.solving.interval_phases as phases
 
     table = read_table(INSTANCES / "pp_shadow.jj")
     inside = {"scip": False}
-    original, run_scip = CapacityOracle.separate, bc._run_scip
+    original, run_scip = CapacityOracle.separate, phases.run_capacity_scip
 
     def failing(self, y, **kw):
         if inside["scip"]:  # past the heuristics and the root LP
@@ -438,7 +441,7 @@ def test_errors_inside_scip_callbacks_surface_and_the_incumbent_stands(monkeypat
         return run_scip(*args, **kw)
 
     monkeypatch.setattr(CapacityOracle, "separate", failing)
-    monkeypatch.setattr(bc, "_run_scip", entering)
+    monkeypatch.setattr(phases, "run_capacity_scip", entering)
     result = solve_branch_and_cut(table, weights="value")  # unit weights close at the root
     assert inside["scip"] and result.termination == "error" and "boom" in result.message
     assert result.has_pattern and audit(table, result.suppressed).protected
@@ -506,7 +509,9 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     inst = build_interval_instance(table)
     # the branch-and-cut's root point (no bridgeless cuts: it converges in seconds)
-    _, y, _, _ = capacity_lp(inst, CapacityOracle(inst), time_limit=20, bridgeless=False)
+    oracle = CapacityOracle(inst)
+    _, y, _, _ = capacity_lp(inst, oracle, budget=Budget(20),
+                             separators=root_separators(oracle, bridgeless=False))
     guided, plain = lp_guided_attacker(inst, y), incremental_attacker(inst)
     assert audit(table, guided, requirement="interval", cells="sensitive").protected
     assert inst.weights[guided].sum() < inst.weights[plain].sum()
@@ -522,8 +527,10 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     from cspopt.solving.neighbourhoods import search_support
 
     def search(inst, until, time_limit=None):
-        _, y, _, _ = capacity_lp(inst, CapacityOracle(inst, method="lp"), time_limit=time_limit,
-                                 bridgeless=False)  # the branch-and-cut's root point
+        oracle = CapacityOracle(inst, method="lp")
+        _, y, _, _ = capacity_lp(  # the branch-and-cut's root point
+            inst, oracle, budget=Budget(time_limit),
+            separators=root_separators(oracle, bridgeless=False))
         guided = lp_guided_attacker(inst, y)
         start = np.isin(inst.candidates, guided).astype(float)
         return start, search_support(inst, y, [start], start, solve=solve_branch_and_cut,
@@ -641,10 +648,10 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
         for _ in range(5):
             y_candidates = np.where(rng.random(inst.candidates.size) < 0.3,
                                     rng.random(inst.candidates.size), 0.0)
-            y = oracle._full(y_candidates)
+            y = inst.free_levels(y_candidates)
             ks = list(range(inst.protected.size))
-            batched = oracle._flow_sides(
-                [(k, side) for k in ks for side in oracle._side_names[k]], y)
+            batched = oracle.flows.sides(
+                [(k, side) for k in ks for side in ("upper", "lower")], y)
             for k in ks:
                 need = inst.room_cap[k]  # the largest requirement (no sliding ones here)
                 down, up = inst.rooms(k)  # capped at it
@@ -654,7 +661,7 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
                 units = np.floor(full * np.concatenate([y, y]) * scale + 1e-6)
                 p = oracle.position[k]
                 units[[p, p + nf]] = 0
-                whole = csr_matrix((units.astype(np.int32), (oracle._arc_from, oracle._arc_to)),
+                whole = csr_matrix((units.astype(np.int32), (oracle.flows.arc_from, oracle.flows.arc_to)),
                                    shape=(net.num_nodes, net.num_nodes))  # sums parallels
                 whole = (whole + 0 * whole.T).tocsr()  # every arc's reverse present
                 cell = inst.protected[k]
@@ -676,13 +683,13 @@ def test_the_root_loop_tails_off_only_after_its_first_seconds():
     master's value by less than 1 %, and never in its first 10 s (small tables converge
     there)."""
     flat = [1202686.0] * 40
-    assert not _tailing([0.25 * i for i in range(40)], flat)  # 9.75 s
-    assert _tailing([0.3 * i for i in range(40)], flat)  # 11.7 s
+    assert not tails_off([0.25 * i for i in range(40)], flat)  # 9.75 s
+    assert tails_off([0.3 * i for i in range(40)], flat)  # 11.7 s
     # the last fifth of 11.7 s is 8 rounds: 1 % a round goes on, 0.1 % a round stops
     rising = [1e6 * (1 + 0.01 * i) for i in range(40)]
-    assert not _tailing([0.3 * i for i in range(40)], rising)
+    assert not tails_off([0.3 * i for i in range(40)], rising)
     slow = [1e6 * (1 + 0.001 * i) for i in range(40)]
-    assert _tailing([0.3 * i for i in range(40)], slow)
+    assert tails_off([0.3 * i for i in range(40)], slow)
 
 
 def _solved_cubes(seed: int):
@@ -710,7 +717,7 @@ def test_a_root_that_tails_off_goes_on_with_the_capped_search(monkeypatch):
     master), every time."""
     import cspopt.bounds.capacity as capacity
 
-    monkeypatch.setattr(capacity, "_tailing", lambda times, values: True)
+    monkeypatch.setattr(capacity, "tails_off", lambda times, values: True)
     for result in itertools.islice(_solved_cubes(seed=3), 6):
         assert "capped_search" in result.timings
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 from cspopt.cli import main
 

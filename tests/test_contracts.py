@@ -1,7 +1,7 @@
 """The contracts a user relies on, each once broken (issue #49): the heuristics answer as the
 exact methods do, every limit holds by construction, options are checked, not ignored.
 
-The CLI cases run the real executable in a subprocess (:func:`test_executable.run`).
+The CLI cases run the real executable in a subprocess (:func:`helpers.run`).
 """
 
 import math
@@ -9,19 +9,18 @@ import math
 import highspy
 import numpy as np
 import pytest
-from conftest import INSTANCES
-from test_executable import run
+from helpers import FUZZ, INSTANCES, run
 
 import cspopt
 from cspopt.audit import audit, interval_verdict
 from cspopt.backends.highs import Resolver
+from cspopt.budget import Budget
 from cspopt.errors import InputError, TableFormatError
 from cspopt.io import read_table
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import generators
 
-FUZZ = INSTANCES / "fuzz"
 
 
 @pytest.mark.parametrize("method", list(HEURISTICS))
@@ -185,7 +184,7 @@ def test_checks_and_clean_up_stop_at_their_deadline():
     inst = build_interval_instance(table)
     oracle = CapacityOracle(inst)
     everything = np.ones(inst.candidates.size)
-    past = 0.0  # a time.perf_counter() value long gone
+    past = Budget.ending_at(0.0)  # a time.perf_counter() value long gone
     assert not oracle.protects(everything, past)
     assert np.array_equal(oracle.prune(everything, np.arange(everything.size), past),
                           everything)
@@ -197,7 +196,7 @@ def test_a_time_limited_solve_always_has_the_audited_everything_pattern(monkeypa
     candidate suppressed, which the judge proved before the search."""
     import cspopt.solving.branch_and_cut as bc
 
-    monkeypatch.setattr(CapacityOracle, "protects", lambda self, y, deadline=None: False)
+    monkeypatch.setattr(CapacityOracle, "protects", lambda self, y, budget=None: False)
     table = read_table(FUZZ / "fz_3d_0.jj")
     result = bc.solve_branch_and_cut(table, time_limit=1e-3, neighbourhood=False)
     assert result.has_pattern and audit(table, result.suppressed).protected
@@ -314,13 +313,13 @@ def test_the_limits_benchmark_runs():
 
 def test_a_failing_tree_keeps_the_incumbent(monkeypatch):
     """SCIP failing inside the branch-and-cut was exit 3; the incumbent found before stands."""
-    import cspopt.solving.branch_and_cut as bc
+    import cspopt.solving.interval_phases as phases
     from cspopt.errors import SolverError
 
     def failing(*args, **kwargs):
         raise SolverError("SCIP failed: unspecified error")
 
-    monkeypatch.setattr(bc, "_run_scip", failing)
+    monkeypatch.setattr(phases, "run_capacity_scip", failing)
     table = read_table(FUZZ / "fz_3d_0.jj")
     result = cspopt.solve(table)
     assert result.has_pattern and audit(table, result.suppressed).protected

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 from oracles import brute_force_model, tiny_exact_tables
 
 from cspopt import Table, audit, graph_audit

@@ -6,32 +6,12 @@ tests parse the real process's stdout.
 """
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES, run
 
 EX1 = str(INSTANCES / "ex1.jj")
 PP = str(INSTANCES / "pp_shadow.jj")
-
-
-def _executable() -> list[str]:
-    """The console script next to this interpreter (the one ``pip install`` made)."""
-    script = Path(sys.executable).with_name("cspopt")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("cspopt")
-    if found is None:
-        pytest.fail("the cspopt executable is not installed (pip install -e .)")
-    return [found]
-
-
-def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*_executable(), *args], capture_output=True, text=True,
-                          timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 from cspopt import Dimension, Table
 from cspopt.errors import InputError, NonAdditiveError, TableFormatError

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import FUZZ
 from oracles import brute_force
 
 import cspopt
@@ -14,7 +14,6 @@ from cspopt.errors import InvalidCellError
 from cspopt.io import read_table
 from cspopt.solving import solve_branch_and_cut, solve_exact, solve_interval
 
-FUZZ = INSTANCES / "fuzz"
 
 
 def check(result, table, requirement, optimum):

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 from oracles import brute_force, cube_table, small_cube
-from test_executable import run
+from helpers import run
 
 import cspopt
 from cspopt.audit import audit

@@ -2,7 +2,7 @@
 one line on stderr naming the cell, relation, line or option, exit code 2, nothing on stdout."""
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 import cspopt
 from cspopt.cli import main

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 from cspopt import graph_audit
 from cspopt.io import read_table

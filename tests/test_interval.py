@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 from oracles import brute_force_interval, small_cube, tiny_interval_tables, tiny_shapes
 
 from cspopt import Table, audit
@@ -227,9 +227,9 @@ def test_remembered_proofs_apply_where_y_reaches_their_levels_and_the_oldest_is_
     moves; per side the farthest move among those that apply is returned, a proof that moves
     no cell applies everywhere, and beyond the store's size the least recently used proof
     is the one forgotten (its rows are overwritten in place, wider proofs widen the store)."""
-    from cspopt.models.interval.capacity import _PROOFS_KEPT, _Proofs
+    from cspopt.models.interval.proofs import PROOFS_KEPT, Proofs
 
-    proofs = _Proofs()
+    proofs = Proofs()
     assert proofs.best(np.ones(4)) == {}
     proofs.add("upper", np.array([0, 2]), np.array([0.5, 0.2]), 3.0)
     proofs.add("upper", np.array([1]), np.array([0.9]), 5.0)
@@ -240,8 +240,8 @@ def test_remembered_proofs_apply_where_y_reaches_their_levels_and_the_oldest_is_
     assert proofs.best(np.ones(4)) == {"upper": 5.0, "lower": 1.0}
     assert proofs.best(np.zeros(4)) == {"lower": 1.0}
     # fill the store: every later proof is kept, the least recently used is forgotten
-    for i in range(_PROOFS_KEPT):
+    for i in range(PROOFS_KEPT):
         proofs.add("lower", np.array([3, 0, 1, 2][: 1 + i % 4]), np.full(1 + i % 4, 0.1),
                    10.0 + i)
-    assert proofs.best(np.full(4, 0.1)) == {"lower": 10.0 + _PROOFS_KEPT - 1}
-    assert proofs.best(np.ones(4)) == {"lower": 10.0 + _PROOFS_KEPT - 1}
+    assert proofs.best(np.full(4, 0.1)) == {"lower": 10.0 + PROOFS_KEPT - 1}
+    assert proofs.best(np.ones(4)) == {"lower": 10.0 + PROOFS_KEPT - 1}

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 from cspopt.audit import audit
 from cspopt.errors import InvalidCellError, NonAdditiveError, TableFormatError

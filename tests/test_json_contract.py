@@ -10,8 +10,7 @@ most the table's known optimum.
 import json
 
 import pytest
-from conftest import INSTANCES
-from test_executable import run
+from helpers import INSTANCES, run
 
 from cspopt.solving.api import BOUND_METHODS, METHODS
 

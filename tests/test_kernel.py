@@ -56,8 +56,8 @@ def test_attacker_lp_in_kernel_coordinates_equals_the_relations_lp():
         cube = cube_table(rng.integers(1, 30, (3, 3, 2)), sensitive, "value", 0.2, 1.0)
         inst = build_interval_instance(cube, preprocessing=False)
         kernel, relations = CapacityOracle(inst), CapacityOracle(inst)
-        relations._kernel = False
-        assert kernel._kernel_form()
+        relations.lps._kernel = False
+        assert kernel.lps.kernel_form()
         for _ in range(5):
             wide = rng.random() < 0.5
             y = rng.uniform(0.5, 1.0, kernel.num_free) if wide else (
@@ -67,8 +67,8 @@ def test_attacker_lp_in_kernel_coordinates_equals_the_relations_lp():
                 unit = inst.requirement_unit[k]
                 for upward in (True, False):
                     for capped in (True, False):
-                        one = kernel._lp_side(k, upward, y, capped=capped)
-                        other = relations._lp_side(k, upward, y, capped=capped)
+                        one = kernel.lps.side(k, upward, y, capped=capped)
+                        other = relations.lps.side(k, upward, y, capped=capped)
                         assert abs(one.attained - other.attained) <= 1e-7 * unit
                         for side in (one, other):  # inf: the move's bound gives no cut
                             assert (np.isinf(side.capacity).all()

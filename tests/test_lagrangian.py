@@ -5,7 +5,7 @@ from functools import partial
 
 import numpy as np
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import brute_force_model, lagrangian_family, tiny_exact_tables

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg as sl
-from conftest import INSTANCES
+from helpers import INSTANCES
 from oracles import brute_force_interval
 
 from cspopt import Table

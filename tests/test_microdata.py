@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 from oracles import brute_force
-from test_executable import run
+from helpers import run
 
 import cspopt
 from cspopt.audit import audit

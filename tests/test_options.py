@@ -4,7 +4,7 @@ apply and refuses the others, naming the option and who takes it."""
 import inspect
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 import cspopt
 from cspopt.cli import main

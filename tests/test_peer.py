@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 from cspopt.bench import run_benchmark
 from cspopt.bench.peer import (

@@ -8,9 +8,10 @@ import time
 import numpy as np
 from oracles import brute_force_interval, tiny_interval_tables
 
-import cspopt.solving.branch_and_cut as branch_and_cut
+import cspopt.solving.interval_phases as phases
 from cspopt import audit
 from cspopt.bounds.capacity import capacity_lp
+from cspopt.budget import Budget
 from cspopt.heuristics.incremental import lp_guided_attacker
 from cspopt.io import read_table
 from cspopt.models.interval import CapacityOracle, build_interval_instance
@@ -19,7 +20,7 @@ from cspopt.solving.search_process import SearchJob, SearchProcess
 
 
 def _job(inst, incumbent, seconds, separation="auto", root_lp=True, support=True):
-    root_y = (capacity_lp(inst, CapacityOracle(inst), time_limit=20)[1] if root_lp
+    root_y = (capacity_lp(inst, CapacityOracle(inst), budget=Budget(20))[1] if root_lp
               else incumbent)
     now = time.time()
     return SearchJob(instance=inst, incumbent=incumbent, root_y=root_y, patterns=(incumbent,),
@@ -98,7 +99,7 @@ def test_a_solve_with_the_search_process_returns_an_audited_pattern(shared_insta
     """hier13x7x7d, 20 s: the searches run beside the tree (the time limit at which they do
     lowered to 20 s), every incumbent they send is checked, and the pattern passes the
     audit."""
-    monkeypatch.setattr(branch_and_cut, "SEARCH_PROCESS_FROM", 20.0)
+    monkeypatch.setattr(phases, "SEARCH_PROCESS_FROM", 20.0)
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     result = solve_branch_and_cut(table, time_limit=20, processes=2)
     assert "search_process" in result.timings and "balls" not in result.timings
@@ -118,9 +119,9 @@ def test_a_search_process_that_cannot_start_leaves_the_searches_in_turn(shared_i
         guided.append(1)
         return lp_guided_attacker(*args, **options)
 
-    monkeypatch.setattr(branch_and_cut, "SEARCH_PROCESS_FROM", 10.0)
-    monkeypatch.setattr(branch_and_cut, "SearchProcess", refuse)
-    monkeypatch.setattr(branch_and_cut, "lp_guided_attacker", counted)
+    monkeypatch.setattr(phases, "SEARCH_PROCESS_FROM", 10.0)
+    monkeypatch.setattr(phases, "SearchProcess", refuse)
+    monkeypatch.setattr(phases, "lp_guided_attacker", counted)
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     with caplog.at_level(logging.WARNING):
         result = solve_branch_and_cut(table, time_limit=10, processes=2)

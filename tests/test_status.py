@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import INSTANCES
+from helpers import INSTANCES
 
 import cspopt
 from cspopt.audit import audit

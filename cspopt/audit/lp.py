@@ -19,8 +19,7 @@ cell ``j`` past ``a_j + upl_j`` proves ``j``'s upper side without an LP of its o
 "sleep" rule of Fischetti & Salazar-Gonzalez 2001, also in tau-ARGUS' engine). Before any
 single-cell LP, LPs that push all the sides still open at once (the sum of their moves, each
 scaled by its protection level) prove most sides of tables whose sensitive cells protect one
-another: GenSup class II 80x80 with 1,311 sensitive cells, 51 LPs instead of 2,622
-(``ranges="verdict"``).
+another in a few dozen LPs instead of two per sensitive cell (``ranges="verdict"``).
 
 Exact disclosure (Almeida & Carvalho 2005 §3) is ``low < a < high`` failing on both sides;
 for nonnegative integer tables (§4) the attacker must find an integer completion at most
@@ -53,7 +52,7 @@ _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
 _PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
 #: sides an LP over many cells must prove to be worth another round: it takes about as long
-#: as this many single-cell LPs (GenSup class II 80x80: 6 ms against 0.6 ms)
+#: as this many single-cell LPs
 _WORTH_AN_LP = 10
 
 
@@ -152,9 +151,9 @@ def audit_seconds(table, suppressed: Iterable[int] | np.ndarray = (), *,
     spread evenly (the first solve, cold, included) and scaled to all of them.
 
     Solvers keep that time for their final audit; timing the whole audit for it cost as much
-    as the audit itself (GenSup class II 80x80, 1,311 sensitive cells: 2.4 s of a 6.7 s
-    solve). Their final audit decides with ``ranges="verdict"``, which solves at most about as
-    many LPs, often far fewer (same table: 0.2 s), so the estimate errs on the safe side; a
+    as the audit itself on tables with thousands of sensitive cells. Their final audit decides
+    with ``ranges="verdict"``, which solves at most about as many LPs, often far fewer, so the
+    estimate errs on the safe side; a
     sample of ten suffices under the margin solvers keep on top of it.
     """
     started = time.perf_counter()

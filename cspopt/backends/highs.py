@@ -16,12 +16,21 @@ import scipy.sparse as sp
 
 from cspopt.backends.console import quiet_c_stdout
 from cspopt.backends.outcome import SolverOutcome
+from cspopt.backends.program import LinearProgram
 from cspopt.errors import SolverError
 from cspopt.result import PROOF_GAP
 
-__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "Resolver", "TERMINATION"]
+__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "Resolver", "TERMINATION", "Highs",
+           "INF", "OPTIMAL", "TIME_LIMIT"]
 
 log = logging.getLogger(__name__)
+
+#: the HiGHS model type, its infinity and the statuses the library's LPs test, named here so
+#: that no module outside the back-ends (and the independent audit) imports highspy
+Highs = highspy.Highs
+INF = highspy.kHighsInf
+OPTIMAL = highspy.HighsModelStatus.kOptimal
+TIME_LIMIT = highspy.HighsModelStatus.kTimeLimit
 
 
 def highs(*, verbose: bool = False) -> highspy.Highs:
@@ -116,9 +125,8 @@ TERMINATION = {
 }
 
 
-def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer, *,
-              relax: bool, time_limit=None, gap=1e-6, threads=None, verbose=False,
-              start=None, integrality_tolerance=None) -> SolverOutcome:
+def run_highs(program: LinearProgram, *, relax: bool, time_limit=None, gap=1e-6, threads=None,
+              verbose=False, start=None, integrality_tolerance=None) -> SolverOutcome:
     """Pass one model to HiGHS in a single call and read back what the caller needs.
 
     ``start`` is a MIP start: a full vector, or one with ``nan`` where values are unknown
@@ -126,11 +134,11 @@ def run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
     ``mip_feasibility_tolerance`` (1e-6). The outcome's ``lower_bound`` is the LP value for
     ``relax``, else the MIP dual bound.
     """
-    num_cols = int(matrix.shape[1])
-    if num_cols == 0:  # nothing to decide
+    p = program
+    if int(p.matrix.shape[1]) == 0:  # nothing to decide
         return SolverOutcome("optimal", has_solution=True, lower_bound=0.0, x=np.zeros(0))
-    h = new_highs(matrix, cost, col_lower, col_upper, row_lower, row_upper,
-                  integer=None if relax else integer, verbose=verbose)
+    h = new_highs(p.matrix, p.cost, p.col_lower, p.col_upper, p.row_lower, p.row_upper,
+                  integer=None if relax else p.integer, verbose=verbose)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))
@@ -179,8 +187,7 @@ class Resolver:
     fails.
 
     A warm start is mostly a few pivots, but on some tables HiGHS's dual simplex crawls from
-    the old basis: CSPLIB hier163d's audit of a 3,564-cell pattern took 67 s for one LP warm
-    and 4 ms cold (489 s for the whole audit against 0.3 s cold; docs/bench/history.md). So
+    the old basis (on a large 3-D table, one LP took a minute warm and milliseconds cold). So
     a warm solve may take :data:`_WARM_FACTOR` times the slowest cold solve of the model (at
     least :data:`_WARM_FLOOR` seconds); past that it is restarted cold, and after
     :data:`_WARM_GIVE_UP` such restarts in a row every solve starts cold. A stale basis that

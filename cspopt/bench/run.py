@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -43,146 +44,187 @@ def _markdown(rows: list[dict], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class _BenchRun:
+    """The options of one ``cspopt bench`` call."""
+
+    output: str | None
+    quick: bool
+    tables: int
+    time_limit: float
+    max_cells: int
+    min_cells: int
+    instances: Sequence[str | Path]
+
+
 def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                   tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
                   min_cells: int = 0, instances: Sequence[str | Path] = ()) -> int:
     """Run benchmark ``name``, print its Markdown table and write it to ``output``;
     ``instances`` are table files the interval benchmark adds to its generated tables."""
-    if name == "audit":
-        rows = audit_benchmark(((20, 10), (50, 50)) if quick else
-                               ((20, 10), (50, 50), (100, 100), (200, 100)),
-                               suppressed=60 if quick else 200, repeats=1 if quick else 3)
-        text = _markdown(rows, "Audit benchmark (cspopt bench audit)") + (
-            f"\nMedian speed-up of the warm-started audit over the per-cell baseline: "
-            f"{float(np.median([r['speedup'] for r in rows])):.1f}x; all verdicts agree: "
-            f"{all(r['agree'] for r in rows)}.\n")
-        ok = all(r["agree"] for r in rows)
-    elif name == "lagrangian":
-        rows = lagrangian_benchmark(seeds=1 if quick else tables)
-        summary = lagrangian_summary(rows)
-        text = _markdown(rows, "Lagrangian bound of (P) vs its LP bound after 200 iterations "
-                               "(cspopt bench lagrangian)") + (
-            "\nEvery method as the certified solve runs it: the same first incumbent (path "
-            "heuristic + exclusion search, cost `UB0`) as target, embedded heuristic reruns "
-            "every 5 iterations (`*_UB`: final incumbent). `volume` = volume algorithm "
-            "(default), `volume_strict` = the same without the stop on a proof (the bound "
-            "after all 200 iterations: the convergence criterion itself), `volume_nopack` = "
-            "`volume_strict` without the cut packing (`cspopt.bounds.cut_packing`), "
-            "`volume_warm` = "
-            "100 of those iterations, then 100 more in a second call warm-started from the "
-            "first call's multipliers (the bound-oracle use), "
-            "`hwc` = Held-Wolfe-Crowder halving rule, `cutting` = stabilised cutting "
-            "plane; `LP_s` = HiGHS on the LP relaxation in the same run. A run that stops "
-            "`optimal` has the bound rounded up meeting the incumbent (the LP bound cannot "
-            "prove more). No bound exceeded the LP bound.\n\n" + summary)
-        ok = True
-    elif name == "exact":
-        def render(rows):
-            return _markdown(rows, "Compact MIP vs certified pipeline on the design of "
-                                   "Almeida & Carvalho (2005) Tables 2-4 "
-                                   "(cspopt bench exact)") + (
-                f"\nPer table: time limit {time_limit:g} s for each method; the compact MIP on "
-                "HiGHS, the pipeline's branch-and-cut on SCIP. `Cpl` = tables the compact MIP "
-                "(baseline) proved optimal, `Cpl_s` its mean seconds; "
-                "`Lag` = in-proven by the Lagrangian, `Cpl+Lag` = proven by the pipeline (any "
-                "proof), `T` its mean seconds, `speedup` = median baseline/pipeline time per "
-                "table; `IGap`/`FGap` = initial/final incumbent above the Lagrangian bound "
-                "(%); `ms_path` per Dijkstra call, `ms_iter` per Lagrangian iteration; "
-                "`too_large` = compact model over 2e7 columns, not built; `lp_gap_pct` = mean "
-                "(optimum - LP bound) / optimum where the compact MIP solved; `BC` = proven by "
-                "the pipeline's last stage alone (`method=\"branch-and-cut\"`, SCIP, the same "
-                "limit), `BC_s` its mean seconds, `T_over_BC` = median pipeline/branch-and-cut "
-                "time per table (above 1: the branch-and-cut alone is faster).\n")
-
-        rows = exact_benchmark(tables=2 if quick else tables, time_limit=time_limit,
-                               max_cells=600 if quick else max_cells, min_cells=min_cells,
-                               on_row=partial(_save, output, render))
-        text = render(rows)
-        ok = True
-    elif name == "interval":
-        def render(rows):
-            return _markdown(rows, "Interval protection: cspopt branch-and-cut vs pytauargus "
-                                   "OPT (cspopt bench interval)") + interval_summary(
-                rows, time_limit)
-
-        rows = interval_benchmark(interval_cases(quick=quick, instances=instances),
-                                  time_limit=time_limit, on_row=partial(_save, output, render))
-        text = render(rows)
-        ok = all(r["cspopt_safe"] for r in rows)
-    elif name == "protect":
-        def render(rows):
-            return _markdown(rows, "Microdata to a protected table: cspopt.protect vs "
-                                   "pytauargus.protect (cspopt bench protect)") + (
-                f"\nSeeded business surveys (Poisson respondents, `-1/log r` sizes; Smith "
-                f"et al. 2012 §VII), province (a two-level hierarchy) x activity, "
-                f"turnover; both tools from the same records and rules, cspopt with "
-                f"{time_limit:g} s, the peer with OPT(1, minutes). `differences`: primary "
-                f"cells or protection levels that differ; `*_safe`: cspopt's audit of "
-                f"each pattern; costs are the cells' values.\n") + protect_summary(rows)
-
-        rows = protect_benchmark(protect_cases(quick=quick), time_limit=time_limit,
-                                 on_row=partial(_save, output, render))
-        text = render(rows)
-        ok = all(r["cspopt_safe"] for r in rows)
-    elif name == "limits":
-        def render(rows):
-            return _markdown(rows, "Time limits kept, audit included (cspopt bench limits)") + (
-                f"\nEach table solved by `cspopt.solve(table, time_limit={time_limit:g})`, "
-                "the default method, timed from the call to the audited result; `kept`: "
-                "`wall_s <= 1.1 limit + 5 s`; `phases`: the result's timings (seconds). "
-                "Generated tables: 3-D seeded microdata (`cspopt.bench.limits."
-                "cube_microdata_table`), `P(15)|FREQ(3,10)`, costs = values.\n")
-
-        rows = limits_benchmark(limits_cases(quick=quick, instances=instances),
-                                time_limit=time_limit, on_row=partial(_save, output, render))
-        text = render(rows)
-        ok = all(r["kept"] and r["audited"] for r in rows)
-    elif name == "heuristics":
-        parts: dict[str, list[dict]] = dict(gaps=[], scaling=[], ga=[])
-
-        def render(_=None):
-            gaps, scaling = parts["gaps"], parts["scaling"]
-            text = (_markdown(gaps, "Interval heuristics against cspopt's bound (cspopt bench "
-                                    "heuristics)") + heuristics_summary(gaps, time_limit)
-                    if gaps else "")
-            if scaling:
-                text += "\n" + _markdown(scaling, "Path heuristics on large tables").replace(
-                    "# Path", "## Path", 1) + (
-                    "\n`heuristic_s`: the heuristic alone; `total_s`: the solve with its "
-                    "audit; `growth`: heuristic time over the first table's of its family "
-                    "(2-D, hierarchical).\n")
-            if parts["ga"]:
-                text += "\n" + _markdown(parts["ga"], "Smith et al.'s GA and local searches "
-                                                      "against the weight order").replace(
-                    "# Smith", "## Smith", 1) + (
-                    f"\nSmith et al. (2012) Table II designs (`smith_factors`, seed 1): "
-                    f"`exposed` = sensitive cells preprocessing leaves to protect (their K); "
-                    f"`weight_order_cost` = the incremental attacker in decreasing weight "
-                    f"order; `*_pct` = improvement on it (Table III) of the self-adaptive GA, "
-                    f"of LS-Swap, LS-Insert, LS-Invert and, above 30,000 cells, of GA-group-K "
-                    f"with 40 groups (§V) (seed 0), each within `limit_s` (at least "
-                    f"{time_limit:g} s, and four "
-                    f"weight-order runs); `*_evals` = incremental-attacker runs (the paper "
-                    f"allowed 3-12 h).\n")
-            return text
-
-        def keep(part):
-            def on_row(rows):
-                parts[part] = rows
-                _save(output, render, None)
-            return on_row
-
-        gap_benchmark(gap_cases(quick=quick, seeds=1 if quick else tables),
-                      time_limit=time_limit, on_row=keep("gaps"))
-        ga_benchmark(ga_cases(quick=quick), time_limit=time_limit, on_row=keep("ga"))
-        scaling_benchmark(scaling_cases(quick=quick), on_row=keep("scaling"))
-        text = render()
-        ok = True
-    else:
+    if name not in _BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}")
+    text, ok = _BENCHMARKS[name](_BenchRun(output, quick, tables, time_limit, max_cells,
+                                           min_cells, tuple(instances)))
     print(text, end="")
     _save(output, lambda _: text, None)
     return 0 if ok else 1
+
+
+def _audit(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench audit``: its results page and whether every check passed."""
+    rows = audit_benchmark(((20, 10), (50, 50)) if run.quick else
+                           ((20, 10), (50, 50), (100, 100), (200, 100)),
+                           suppressed=60 if run.quick else 200, repeats=1 if run.quick else 3)
+    text = _markdown(rows, "Audit benchmark (cspopt bench audit)") + (
+        f"\nMedian speed-up of the warm-started audit over the per-cell baseline: "
+        f"{float(np.median([r['speedup'] for r in rows])):.1f}x; all verdicts agree: "
+        f"{all(r['agree'] for r in rows)}.\n")
+    return text, all(r["agree"] for r in rows)
+
+
+def _lagrangian(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench lagrangian``: its results page and whether every check passed."""
+    rows = lagrangian_benchmark(seeds=1 if run.quick else run.tables)
+    summary = lagrangian_summary(rows)
+    text = _markdown(rows, "Lagrangian bound of (P) vs its LP bound after 200 iterations "
+                           "(cspopt bench lagrangian)") + (
+        "\nEvery method as the certified solve runs it: the same first incumbent (path "
+        "heuristic + exclusion search, cost `UB0`) as target, embedded heuristic reruns "
+        "every 5 iterations (`*_UB`: final incumbent). `volume` = volume algorithm "
+        "(default), `volume_strict` = the same without the stop on a proof (the bound "
+        "after all 200 iterations: the convergence criterion itself), `volume_nopack` = "
+        "`volume_strict` without the cut packing (`cspopt.bounds.cut_packing`), "
+        "`volume_warm` = "
+        "100 of those iterations, then 100 more in a second call warm-started from the "
+        "first call's multipliers (the bound-oracle use), "
+        "`hwc` = Held-Wolfe-Crowder halving rule, `cutting` = stabilised cutting "
+        "plane; `LP_s` = HiGHS on the LP relaxation in the same run. A run that stops "
+        "`optimal` has the bound rounded up meeting the incumbent (the LP bound cannot "
+        "prove more). No bound exceeded the LP bound.\n\n" + summary)
+    return text, True
+
+
+def _exact(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench exact``: its results page and whether every check passed."""
+    def render(rows):
+        return _markdown(rows, "Compact MIP vs certified pipeline on the design of "
+                               "Almeida & Carvalho (2005) Tables 2-4 "
+                               "(cspopt bench exact)") + (
+            f"\nPer table: time limit {run.time_limit:g} s for each method; the compact MIP on "
+            "HiGHS, the pipeline's branch-and-cut on SCIP. `Cpl` = run.tables the compact MIP "
+            "(baseline) proved optimal, `Cpl_s` its mean seconds; "
+            "`Lag` = in-proven by the Lagrangian, `Cpl+Lag` = proven by the pipeline (any "
+            "proof), `T` its mean seconds, `speedup` = median baseline/pipeline time per "
+            "table; `IGap`/`FGap` = initial/final incumbent above the Lagrangian bound "
+            "(%); `ms_path` per Dijkstra call, `ms_iter` per Lagrangian iteration; "
+            "`too_large` = compact model over 2e7 columns, not built; `lp_gap_pct` = mean "
+            "(optimum - LP bound) / optimum where the compact MIP solved; `BC` = proven by "
+            "the pipeline's last stage alone (`method=\"branch-and-cut\"`, SCIP, the same "
+            "limit), `BC_s` its mean seconds, `T_over_BC` = median pipeline/branch-and-cut "
+            "time per table (above 1: the branch-and-cut alone is faster).\n")
+
+    rows = exact_benchmark(tables=2 if run.quick else run.tables, time_limit=run.time_limit,
+                           max_cells=600 if run.quick else run.max_cells, min_cells=run.min_cells,
+                           on_row=partial(_save, run.output, render))
+    text = render(rows)
+    return text, True
+
+
+def _interval(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench interval``: its results page and whether every check passed."""
+    def render(rows):
+        return _markdown(rows, "Interval protection: cspopt branch-and-cut vs pytauargus "
+                               "OPT (cspopt bench interval)") + interval_summary(
+            rows, run.time_limit)
+
+    rows = interval_benchmark(interval_cases(quick=run.quick, instances=run.instances),
+                              time_limit=run.time_limit, on_row=partial(_save, run.output, render))
+    text = render(rows)
+    return text, all(r["cspopt_safe"] for r in rows)
+
+
+def _protect(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench protect``: its results page and whether every check passed."""
+    def render(rows):
+        return _markdown(rows, "Microdata to a protected table: cspopt.protect vs "
+                               "pytauargus.protect (cspopt bench protect)") + (
+            f"\nSeeded business surveys (Poisson respondents, `-1/log r` sizes; Smith "
+            f"et al. 2012 §VII), province (a two-level hierarchy) x activity, "
+            f"turnover; both tools from the same records and rules, cspopt with "
+            f"{run.time_limit:g} s, the peer with OPT(1, minutes). `differences`: primary "
+            f"cells or protection levels that differ; `*_safe`: cspopt's audit of "
+            f"each pattern; costs are the cells' values.\n") + protect_summary(rows)
+
+    rows = protect_benchmark(protect_cases(quick=run.quick), time_limit=run.time_limit,
+                             on_row=partial(_save, run.output, render))
+    text = render(rows)
+    return text, all(r["cspopt_safe"] for r in rows)
+
+
+def _limits(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench limits``: its results page and whether every check passed."""
+    def render(rows):
+        return _markdown(rows, "Time limits kept, audit included (cspopt bench limits)") + (
+            f"\nEach table solved by `cspopt.solve(table, time_limit={run.time_limit:g})`, "
+            "the default method, timed from the call to the audited result; `kept`: "
+            "`wall_s <= 1.1 limit + 5 s`; `phases`: the result's timings (seconds). "
+            "Generated run.tables: 3-D seeded microdata (`cspopt.bench.limits."
+            "cube_microdata_table`), `P(15)|FREQ(3,10)`, costs = values.\n")
+
+    rows = limits_benchmark(limits_cases(quick=run.quick, instances=run.instances),
+                            time_limit=run.time_limit, on_row=partial(_save, run.output, render))
+    text = render(rows)
+    return text, all(r["kept"] and r["audited"] for r in rows)
+
+
+def _heuristics(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench heuristics``: its results page and whether every check passed."""
+    parts: dict[str, list[dict]] = dict(gaps=[], scaling=[], ga=[])
+
+    def render(_=None):
+        gaps, scaling = parts["gaps"], parts["scaling"]
+        text = (_markdown(gaps, "Interval heuristics against cspopt's bound (cspopt bench "
+                                "heuristics)") + heuristics_summary(gaps, run.time_limit)
+                if gaps else "")
+        if scaling:
+            text += "\n" + _markdown(scaling, "Path heuristics on large tables").replace(
+                "# Path", "## Path", 1) + (
+                "\n`heuristic_s`: the heuristic alone; `total_s`: the solve with its "
+                "audit; `growth`: heuristic time over the first table's of its family "
+                "(2-D, hierarchical).\n")
+        if parts["ga"]:
+            text += "\n" + _markdown(parts["ga"], "Smith et al.'s GA and local searches "
+                                                  "against the weight order").replace(
+                "# Smith", "## Smith", 1) + (
+                f"\nSmith et al. (2012) Table II designs (`smith_factors`, seed 1): "
+                f"`exposed` = sensitive cells preprocessing leaves to protect (their K); "
+                f"`weight_order_cost` = the incremental attacker in decreasing weight "
+                f"order; `*_pct` = improvement on it (Table III) of the self-adaptive GA, "
+                f"of LS-Swap, LS-Insert, LS-Invert and, above 30,000 cells, of GA-group-K "
+                f"with 40 groups (§V) (seed 0), each within `limit_s` (at least "
+                f"{run.time_limit:g} s, and four "
+                f"weight-order runs); `*_evals` = incremental-attacker runs (the paper "
+                f"allowed 3-12 h).\n")
+        return text
+
+    def keep(part):
+        def on_row(rows):
+            parts[part] = rows
+            _save(run.output, render, None)
+        return on_row
+
+    gap_benchmark(gap_cases(quick=run.quick, seeds=1 if run.quick else run.tables),
+                  time_limit=run.time_limit, on_row=keep("gaps"))
+    ga_benchmark(ga_cases(quick=run.quick), time_limit=run.time_limit, on_row=keep("ga"))
+    scaling_benchmark(scaling_cases(quick=run.quick), on_row=keep("scaling"))
+    text = render()
+    return text, True
+
+
+#: the benchmarks of ``cspopt bench``, by name
+_BENCHMARKS = {name: globals()[f"_{name}"] for name in (
+    "audit", "lagrangian", "exact", "interval", "protect", "limits", "heuristics")}
 
 
 def _save(output: str | None, render, rows) -> None:

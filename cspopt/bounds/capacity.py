@@ -17,8 +17,13 @@ from collections.abc import Callable
 import numpy as np
 
 from cspopt.backends.highs import dual_bound
-from cspopt.bounds.single_cell import SINGLE_CELL_SECONDS, dominant_cell, quiet_single_cell_bound
+from cspopt.bounds.single_cell import (
+    SINGLE_CELL_SECONDS,
+    dominant_cell,
+    quiet_single_cell_bound,
+)
 from cspopt.bounds.star_cuts import star_bound
+from cspopt.budget import Budget
 from cspopt.models.interval import (
     CapacityCut,
     CapacityOracle,
@@ -27,10 +32,11 @@ from cspopt.models.interval import (
     build_interval_instance,
     capacity_master,
 )
+from cspopt.models.interval.separators import Separator, root_separators
 from cspopt.options import check_limits
 from cspopt.result import SolveResult, integral_bound
 
-__all__ = ["capacity_lp", "capacity_bound", "model_size"]
+__all__ = ["capacity_lp", "capacity_bound", "model_size", "tails_off"]
 
 
 #: a root loop that ``tail_off`` stops: after _TAIL_SECONDS, once the last _TAIL_WINDOW of
@@ -40,11 +46,10 @@ _TAIL_WINDOW = 0.2
 _TAIL_GAIN = 0.01
 
 
-def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
-                time_limit=None, max_rounds: int = 1000, deadline: float | None = None,
-                bridgeless: bool = True, cuts: list[CapacityCut] = (),
-                tail_off: bool = False, capped_search: bool = False,
-                points: Callable[[np.ndarray], None] | None = None):
+def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *,
+                separators: list[Separator] | None = None, budget: Budget | None = None,
+                core=None, max_rounds: int = 1000, cuts: list[CapacityCut] = (),
+                tail_off: bool = False, points: Callable[[np.ndarray], None] | None = None):
     """The LP relaxation of the projected model by stabilised cutting planes on HiGHS.
 
     Kelley's loop tails off on Benders cuts, so cuts are separated at a point between the
@@ -52,36 +57,32 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     2007): when nothing is violated there the core moves to it and ``y*`` itself is
     separated. ``core`` defaults to suppressing every candidate.
 
-    On tables that are not networks, once no capacity cut is violated, ``bridgeless=True``
-    separates the oracle's bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`, valid
-    for the optimum, not for every pattern) and goes on while it finds some: on CSPLIB
-    hier13x7x7d they lift the root bound from about 8,500 to 8,850 (tau-ARGUS' engine: 8,879).
+    ``separators`` (default :func:`~cspopt.models.interval.separators.root_separators`: the
+    exact capacity cuts, then the bridgeless ones) are tried in turn at the master's point
+    until one finds cuts; the first also separates the in-out probes. On tables that are not
+    networks, once no capacity cut is violated, the bridgeless separator finds the oracle's
+    bridgeless cuts (:meth:`CapacityOracle.bridgeless_cuts`, valid
+    for the optimum, not for every pattern) and goes on while it finds some.
     ``tail_off=True`` stops the loop once it tails off (after ``_TAIL_SECONDS``, less than
     ``_TAIL_GAIN`` of gain over the last ``_TAIL_WINDOW`` of its time), for a caller whose
-    own separation goes on (the branch-and-cut: SCIP's root lifts the bound faster then;
-    CSPLIB hier13 at 300 s: 1.86 -> 2.83 million; GenSup II 100x100 seed 2's master sits at
-    1,202,686 from round 20 to round 865).
+    own separation goes on (the branch-and-cut: SCIP's root lifts the bound faster then; a
+    master can sit at one value for hundreds of rounds).
 
-    ``capped_search=True`` looks for cuts with the attacker's moves capped at the
-    requirement, and with the exact attacker LPs only where that finds none
-    (:meth:`CapacityOracle.separate`; tables that are not networks): on
-    CSPLIB hier13 with one sensitive cell the loop converges in 32 s to 1,004,056, the cost of
-    the branch-and-cut's pattern, where it stood at 987,276 after 300 s without; with five
-    cells 2.89 against 2.59 million at 300 s, all 112 cells 3.39 against 3.22 million at
-    150 s (the bound oracle at 300 s: 3.99 against 3.46 million; 4.12 against 4.02 million
-    once the attacker LPs got a model per direction). The bound oracle uses it; the
-    branch-and-cut only before its tree, once its root loop has tailed off unconverged or
-    in its bridgeless phase (the patterns its searches built from the other root point were
-    better on hier13x7x7d: 10,044 against 10,279 and 10,689 at 300 s; hier13 at 300 s:
-    bound 4.05 against 3.63 million; hier133a 4.29 against 4.55 million).
+    ``root_separators(oracle, capped_search=True)`` looks for cuts with the attacker's moves
+    capped at the requirement first, and with the exact attacker LPs only where that finds
+    none (:meth:`CapacityOracle.separate`; tables that are not networks): the loop then
+    converges where it crept with a-priori rooms far above the requirements. The bound
+    oracle uses it; the branch-and-cut only before its tree, once its root loop has tailed
+    off unconverged or in its bridgeless phase (the patterns its searches build from the
+    other root point are better).
 
-    ``points``: called with each master's point (a search process's guide).
+    ``points``: called with each master's point (a search process's guide). ``budget``: the
+    loop stops when it expires (its round cut short proves nothing).
 
     ``cuts``: cuts found earlier, the master's first rows; without them the first master
     holds the single-relation cuts of :meth:`CapacityOracle.relation_cuts` (tables that are
-    not networks; CSPLIB hier13 at 150 s: 616,835 -> 1,301,829) and the single-relation
-    bridgeless cuts of :meth:`CapacityOracle.relation_bridgeless_cuts` (at 120 s: 1.19 ->
-    3.08 million).
+    not networks) and the single-relation bridgeless cuts of
+    :meth:`CapacityOracle.relation_bridgeless_cuts`.
 
     Returns ``(bound, y, cuts, converged)``: the last master's value (a valid lower bound at
     every round, since the master relaxes the projected LP; taken from its duals by
@@ -92,8 +93,8 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     LP over their cuts only).
     """
     started = time.perf_counter()
-    if deadline is None and time_limit is not None:
-        deadline = started + time_limit
+    budget = budget or Budget()
+    separators = root_separators(oracle) if separators is None else separators
     ny = inst.candidates.size
     # a first master of single-relation cuts where separation does not cap rooms, and of
     # single-relation bridgeless cuts (both: tables that are not networks)
@@ -102,14 +103,9 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     master = capacity_master(inst, cuts)
     everything = inst.candidate_bounds()[1]
     core = everything if core is None else np.asarray(core, float)
-    bridgeless = bridgeless and oracle.has_bridgeless
     y, converged = np.zeros(ny), False
     times: list[float] = []
     values: list[float] = []
-
-    def late() -> bool:
-        return deadline is not None and time.perf_counter() > deadline
-
     for round_ in range(max_rounds):
         master.run()
         y = np.clip(np.asarray(master.getSolution().col_value), 0.0, 1.0)
@@ -117,32 +113,29 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
             points(y)
         times.append(time.perf_counter() - started)
         values.append(master.getInfo().objective_function_value)
-        if tail_off and _tailing(times, values):
+        if tail_off and tails_off(times, values):
             break
-        # at the deadline the oracle stops its round with the cuts found so far (a round of
-        # ~220 attacker LPs took 17-35 s on CSPLIB hier13 and hier133a), which proves nothing
+        # when the budget expires the oracle stops its round with the cuts found so far (a
+        # round of ~220 attacker LPs took 17-35 s on the largest CSPLIB tables), which proves
+        # nothing
         probe = 0.5 * (y + core)
-        _, found = oracle.separate(probe, capped_search=capped_search, deadline=deadline)
-        if late():
+        found = separators[0].separate(probe, budget)
+        if budget.expired():
             pass  # the round was cut short: its cuts count, its silence does not
         elif found and not any(cut.activity(y) < cut.rhs - 1e-9 for cut in found):
             # cuts at the probe that spare y* show that the core violates them: it moved to
             # a probe where the attacker LPs, a search, found nothing (their capped moves,
-            # CapacityOracle._lp_side). Suppressing everything meets every cut; y* next.
+            # LPAttacker.side). Suppressing everything meets every cut; y* next.
             core = everything
-            found += oracle.separate(y, capped_search=capped_search, deadline=deadline)[1]
+            found += separators[0].separate(y, budget)
         elif not found:
             core = probe  # no cut found there: the core moves in
-            _, found = oracle.separate(y, capped_search=capped_search, deadline=deadline)
-            if not found and capped_search and not late():  # the search, then the exact LPs
-                _, found = oracle.separate(y, deadline=deadline)
-            if not found and bridgeless and not late():
-                found = oracle.bridgeless_cuts(y)
-            if not found and not late():
+            found = _first_cuts(separators, y, budget)
+            if not found and not budget.expired():
                 converged = True
                 break
         cuts += found
-        if late() or round_ == max_rounds - 1:
+        if budget.expired() or round_ == max_rounds - 1:
             break
         add_cut_rows(master, found)
     # from the last solve's duals (its rows are the master's): valid however accurately
@@ -150,7 +143,18 @@ def capacity_lp(inst: IntervalInstance, oracle: CapacityOracle, *, core=None,
     return max(dual_bound(master), 0.0), y, cuts, converged
 
 
-def _tailing(times: list[float], values: list[float]) -> bool:
+def _first_cuts(separators: list[Separator], y: np.ndarray, budget: Budget
+                ) -> list[CapacityCut]:
+    """The cuts of the first separator that finds some at ``y`` (none once the budget
+    expires)."""
+    for separator in separators:
+        found = separator.separate(y, budget)
+        if found or budget.expired():
+            return found
+    return []
+
+
+def tails_off(times: list[float], values: list[float]) -> bool:
     """Whether the master's value rose by less than ``_TAIL_GAIN`` of itself over the last
     ``_TAIL_WINDOW`` of the loop's time, once it has run ``_TAIL_SECONDS``."""
     if times[-1] < _TAIL_SECONDS:
@@ -166,7 +170,7 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     Capacity cuts with coefficients capped at the requirement are valid for binary ``y``
     only, so this LP is a relaxation of the interval problem, not of the compact model, and
     often much stronger than the compact model's LP bound where the rooms are not capped
-    (CSPLIB hier13x7x7d: 8,159 against 3,772; models/FS.md). Where one sensitive cell
+    (models/FS.md). Where one sensitive cell
     carries most of that LP (:func:`~cspopt.bounds.single_cell.dominant_cell`) once the loop
     tails off, its star cuts (:func:`~cspopt.bounds.star_cuts.star_bound`, 2-D tables) and
     its own MIP (:func:`~cspopt.bounds.single_cell.single_cell_bound`) run for the time left
@@ -176,37 +180,37 @@ def capacity_bound(table, *, time_limit: float | None = None, weights=None, must
     valid (``termination="time_limit"``). ``status`` is ``bound_only`` (``infeasible`` if
     suppressing every candidate does not protect).
     """
-    started = time.perf_counter()
     check_limits(time_limit=time_limit)
+    budget = Budget(time_limit)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
     oracle = CapacityOracle(inst, method=separation)
+    separators = root_separators(oracle, capped_search=True)
     ny = inst.candidates.size
     termination, lower, num_cuts = "optimal", 0.0, 0
     if not oracle.protects(np.ones(ny)):
         termination, lower = "infeasible", math.inf
     elif ny and inst.protected.size:
-        # the loop first runs until it tails off (GenSup II 100x100 seed 2 sits at its value
-        # from the 20th round of 865), so that one cell's star cuts and own MIP get time where
-        # they bound better (cspopt.bounds.single_cell); then it goes on with the time left
-        root, _, cuts, converged = capacity_lp(inst, oracle, time_limit=time_limit,
-                                               tail_off=True, capped_search=True)
-        until = (time.perf_counter() + SINGLE_CELL_SECONDS if time_limit is None
-                 else started + time_limit)
-        cell = dominant_cell(inst, cuts) if until > time.perf_counter() else None
+        # the loop first runs until it tails off, so that one cell's star cuts and own MIP get time
+        # where they bound better (cspopt.bounds.single_cell); then it goes on with the time
+        # left
+        root, _, cuts, converged = capacity_lp(inst, oracle, budget=budget, tail_off=True,
+                                               separators=separators)
+        single_cell = budget.within(SINGLE_CELL_SECONDS if time_limit is None else None)
+        cell = dominant_cell(inst, cuts) if not single_cell.expired() else None
         if cell is not None:
-            star = star_bound(inst, cell, time_limit=until - time.perf_counter())
-            left = until - time.perf_counter()
-            single = quiet_single_cell_bound(inst, cell, time_limit=left) if left > 0 else None
+            star = star_bound(inst, cell, time_limit=single_cell.time_limit())
+            left = single_cell.remaining()
+            single = (quiet_single_cell_bound(inst, cell, time_limit=single_cell.time_limit())
+                      if left > 0 else None)
             root = max([root] + [one.lower_bound for one in (star, single) if one is not None])
-        if not converged and (time_limit is None or started + time_limit > time.perf_counter()):
-            more, _, cuts, converged = capacity_lp(
-                inst, oracle, cuts=cuts, capped_search=True,
-                deadline=None if time_limit is None else started + time_limit)
+        if not converged and not budget.expired():
+            more, _, cuts, converged = capacity_lp(inst, oracle, cuts=cuts, budget=budget,
+                                                   separators=separators)
             root = max(root, more)
         termination, num_cuts = ("optimal" if converged else "time_limit"), len(cuts)
         lower = integral_bound(root, inst.weights[inst.candidates])
-    elapsed = time.perf_counter() - started
+    elapsed = budget.elapsed()
     return SolveResult.build(
         method=f"lp(capacity)/highs/{'network' if oracle.network is not None else 'lp'}",
         model="FS", termination=termination, lower_bound=lower, bound_only=True,

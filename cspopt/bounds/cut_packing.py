@@ -23,7 +23,7 @@ dual ascent leave, where the LP shares cells fractionally between protected cell
 reported bound is ``z`` at the packing's multipliers, evaluated by Dijkstra, so it does
 not rest on the LP solver's tolerances.
 
-Its effect and cost are measured by ``cspopt bench lagrangian`` (docs/bench/history.md).
+Its effect and cost are measured by ``cspopt bench lagrangian``.
 
 The LP (HiGHS) keeps its rows (the candidate cells) and gains columns as cuts arrive; each
 solve starts from the previous basis, which stays primal feasible (new columns at 0).
@@ -36,10 +36,9 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-import highspy
 import numpy as np
 
-from cspopt.backends.highs import new_highs
+from cspopt.backends.highs import INF, OPTIMAL, new_highs
 from cspopt.errors import SolverError
 
 __all__ = ["CutPool"]
@@ -148,11 +147,11 @@ class CutPool:
         starts = np.r_[0, np.cumsum(sizes)].astype(np.int32)
         index = np.concatenate(new).astype(np.int32)
         n = len(new)
-        self._lp.addCols(n, np.full(n, -1.0), np.zeros(n), np.full(n, highspy.kHighsInf),
+        self._lp.addCols(n, np.full(n, -1.0), np.zeros(n), np.full(n, INF),
                          index.size, starts[:-1], index, np.ones(index.size))
         self._pending = 0
         self._lp.run()
-        if self._lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        if self._lp.getModelStatus() != OPTIMAL:
             raise SolverError("HiGHS did not solve the cut packing LP: "
                               + self._lp.modelStatusToString(self._lp.getModelStatus()))
         self.value = -self._lp.getInfo().objective_function_value

@@ -265,7 +265,7 @@ def evaluate(oracle: PathOracle, lam: np.ndarray, state: LagrangianState | None 
     overestimates ``SP_k`` by at most ``delta`` (a path uses a cell once), and ``length`` is
     that distance minus ``delta``, still a valid bound. Without the tie-break, paths wander
     through cells no multiplier prices yet; with it both the bound and the embedded
-    heuristic's incumbents improve (docs/bench/history.md).
+    heuristic's incumbents improve.
     Counts Dijkstra calls and time into ``state`` when given; ``pool`` receives every
     search's level-set cuts (its own time is not counted as Dijkstra's).
     """

@@ -9,10 +9,9 @@ heuristics report it instead of a lower bound of 0.
 
 from __future__ import annotations
 
-import highspy
 import numpy as np
 
-from cspopt.backends.highs import dual_bound, new_highs
+from cspopt.backends.highs import OPTIMAL, dual_bound, new_highs
 from cspopt.models.interval.instance import IntervalInstance
 
 __all__ = ["line_bound"]
@@ -65,6 +64,6 @@ def line_bound(inst: IntervalInstance) -> float:
                   np.zeros(inst.candidates.size), np.ones(inst.candidates.size), rhs[keep],
                   np.full(int(keep.sum()), np.inf), what="line-bound LP")
     h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    if h.getModelStatus() != OPTIMAL:
         return 0.0  # infeasible lines: the instance's own checks name the cell
     return max(0.0, float(dual_bound(h)))

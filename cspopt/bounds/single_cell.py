@@ -6,20 +6,17 @@ deviation vectors only -- bounds the optimum from below, and so does that MIP's 
 wherever its solver stops. In Lagrangian terms it drops the other cells' linking constraints
 (multipliers zero; Almeida & Carvalho 2005 §3.2 split (P) by sensitive cell the same way).
 
-The bound is weak where many cells share a pattern's cost (CSPLIB hier13x7x7d: 863-1,190
-per cell against a joint optimum near 10,000) and strong where one cell's protection is most
-of it: a sensitive grand total of a GenSup class II table (Kelly, Golden & Assad 1992's
-rules: 15 % of the total each way) needs an internal flow of that size through cells worth
-at most 1,000. There the capacity LP and SCIP's tree stall (GenSup II 60x40 seed 1:
-292,645 after 944 nodes, pattern 347,140) while HiGHS proves the grand total's own optimum,
-328,212, in 10 s: its flow-cover and MIR cuts on the single commodity are what capacity rows
-lack (docs/bench/history.md).
+The bound is weak where many cells share a pattern's cost and strong where one cell's
+protection is most of it: a sensitive grand total of a GenSup class II table (Kelly, Golden &
+Assad 1992's rules: 15 % of the total each way) needs an internal flow of that size through
+cells worth at most 1,000. There the capacity LP and SCIP's tree stall while HiGHS proves the
+grand total's own optimum in seconds: its flow-cover and MIR cuts on the single commodity are
+what capacity rows lack.
 
 :func:`dominant_cell` tells from the capacity LP whether one cell carries most of the bound,
 :func:`single_cell_bound` solves that cell's MIP. On 2-D tables
 :func:`~cspopt.bounds.star_cuts.star_bound` bounds the same cell in milliseconds from the
-cuts its pattern draws around it, often above what the MIP proves in minutes (GenSup II
-100x100 seed 2: 1,373,919 in 1.3 s against 1.33 million after 86 s).
+cuts its pattern draws around it, often above what the MIP proves in minutes.
 """
 
 from __future__ import annotations
@@ -44,8 +41,8 @@ __all__ = ["SingleCellBound", "dominant_cell", "single_cell_bound", "quiet_singl
 DOMINANT_SHARE = 0.9
 #: and its binding cuts' median coefficient (capacity over requirement) is below this
 KNAPSACK_COEFFICIENT = 0.1
-#: the time a single cell's MIP gets from a caller that set no time limit (GenSup II 100x100
-#: grand totals are not solved in 120 s; their bound keeps rising)
+#: the time a single cell's MIP gets from a caller that set no time limit (a large grand
+#: total's is not solved in minutes; its bound keeps rising)
 SINGLE_CELL_SECONDS = 300.0
 
 
@@ -72,10 +69,9 @@ def dominant_cell(inst: IntervalInstance, cuts: list[CapacityCut]) -> int | None
     alone is worth at least that share), and its binding cuts must be knapsacks, not covers:
     a median coefficient below :data:`KNAPSACK_COEFFICIENT`, i.e. the requirement needs the
     capacity of many cells. Then the LP's weakness is that cell's integrality, which the
-    capacity rows and SCIP's tree do not see and the cell's own MIP does (GenSup II grand
-    totals: median coefficients 0.001-0.004, shares 1.0). Where the cell's cuts are covers
-    (coefficients near 1) or share the bound with others' (GenSup II 40x40 seed 3: share
-    0.54, the cell's MIP 484 against the LP's 898) the tree proves the table sooner.
+    capacity rows and SCIP's tree do not see and the cell's own MIP does (class II grand
+    totals: median coefficients near 0.001, shares near 1). Where the cell's cuts are covers
+    (coefficients near 1) or share the bound with others' the tree proves the table sooner.
     One LP solve over the cuts; bridgeless cuts (right-hand side 0) carry no share.
     """
     cuts = [c for c in cuts if c.rhs > 0]
@@ -118,10 +114,10 @@ def single_cell_bound(inst: IntervalInstance, cell: int, *, time_limit: float | 
                                cell=int(cell))
     alone = inst.keep(inst.protected == cell)
     ny = alone.candidates.size
-    cost, matrix, row_lower, row_upper, col_lower, col_upper, integer = build_fs_matrix(alone)
-    outcome = run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper, integer,
-                        relax=False, time_limit=time_limit,
-                        start=None if start is None else y_start(alone, start, cost.size))
+    program = build_fs_matrix(alone)
+    outcome = run_highs(program, relax=False, time_limit=time_limit,
+                        start=None if start is None else y_start(alone, start,
+                                                                 program.cost.size))
     pattern = None
     if outcome.has_solution:
         pattern = (np.asarray(outcome.x[:ny]) > 0.5).astype(float)

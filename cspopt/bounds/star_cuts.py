@@ -28,9 +28,8 @@ k``: cardinality knapsacks solved exactly (HiGHS) and the ``k x l`` largest cros
 
 Where one sensitive grand total needs a flow through hundreds of inner cells (GenSup class
 II, Kelly, Golden & Assad 1992's 15 %), this is what the capacity LP and SCIP's tree do not
-see: GenSup II 100x100 seed 2 bound 1,324,579 -> 1,373,919 in 1.3 s, and the pattern built
-from the minimising marginals (the inner cells both cuts count first) costs 1,373,945 against
-the 1,429,857 the branch-and-cut found in 200 s (docs/bench/history.md).
+see; the pattern built from the minimising marginals (the inner cells both cuts count first)
+is often cheaper than the branch-and-cut's.
 
 Complexity: one pass over the cells per ``rho``, then at most one knapsack MIP per count and
 one MIP per pair of counts (usually one or two).
@@ -46,6 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.backends.highs import run_highs
+from cspopt.backends.program import LinearProgram
 from cspopt.errors import NotNetworkError, SolverError
 from cspopt.models.interval import IntervalInstance
 
@@ -148,9 +148,10 @@ def _cardinality_knapsack(cost: np.ndarray, cap: np.ndarray, need: float, count:
     dual bound (valid where HiGHS stops) and its best point."""
     n = cost.size
     matrix = sp.csr_matrix(np.vstack([cap, np.ones(n)]))
-    outcome = run_highs(cost, matrix, np.array([need, count]), np.array([np.inf, count]),
-                        np.zeros(n), np.ones(n), np.ones(n, dtype=bool), relax=False,
-                        time_limit=KNAPSACK_SECONDS)
+    outcome = run_highs(LinearProgram(cost, matrix, np.array([need, count]),
+                                      np.array([np.inf, count]), np.zeros(n), np.ones(n),
+                                      np.ones(n, dtype=bool)),
+                        relax=False, time_limit=KNAPSACK_SECONDS)
     point = None if not outcome.has_solution else np.asarray(outcome.x) > 0.5
     if outcome.termination == "infeasible":
         return np.inf, None
@@ -206,9 +207,8 @@ def _pair_mip(h: np.ndarray, g: np.ndarray, cross: np.ndarray, caps, needs, coun
 
     The products ``w_ij = x_i z_j`` enter relaxed (``w_ij <= x_i, z_j``) and, since the
     counts are fixed, with ``sum_j w_ij <= count_z x_i`` and ``sum_i w_ij <= count_x z_j``,
-    which leave the LP within a fraction of a per cent of the optimum here (GenSup II
-    100x100 seed 2, counts 2 and 4: 1,373,421 against 1,373,919, solved in about a
-    second)."""
+    which leave the LP within a fraction of a per cent of the optimum on the tables tried
+    (solved in about a second)."""
     nx, nz = h.size, g.size
     pairs = np.argwhere(cross > 0)
     npairs = len(pairs)
@@ -238,7 +238,8 @@ def _pair_mip(h: np.ndarray, g: np.ndarray, cross: np.ndarray, caps, needs, coun
     upper = np.concatenate([[np.inf, np.inf, count_x, count_z], np.zeros(2 * npairs + nx + nz)])
     cost = np.concatenate([h, g, -cross[pairs[:, 0], pairs[:, 1]]])
     integer = np.concatenate([np.ones(nx + nz, dtype=bool), np.zeros(npairs, dtype=bool)])
-    outcome = run_highs(cost, matrix, lower, upper, np.zeros(nvar), np.ones(nvar), integer,
+    outcome = run_highs(LinearProgram(cost, matrix, lower, upper, np.zeros(nvar),
+                                      np.ones(nvar), integer),
                         relax=False, time_limit=time_limit)
     if outcome.termination == "infeasible":
         return np.inf, None

@@ -12,12 +12,10 @@ attacker weaker: on networks it loses nothing (flow decomposition,
 :attr:`~cspopt.models.interval.IntervalInstance.room_cap`), elsewhere a circuit through
 ``k`` may move another cell further (a 3-D table's layer total by ``2 r_k``), so a pattern
 that protects ``k`` against it protects ``k`` against the table's attacker too, and the
-union over the cells protects every one. What the cap buys is a tight LP: with rooms of
-about 350,000 against requirements of 4-97 (CSPLIB hier13) the uncapped model's LP is
-worthless, while the capped one is the single-commodity flow-cover strengthening, and HiGHS
-solves a cell's MIP in seconds (hier13's cell 45 alone: the optimum against the capped
-attacker, 1,054,647 with 67 cells, in 32 s, where the branch-and-cut's pattern was
-1,174,862 after 900 s; docs/bench/history.md).
+union over the cells protects every one. What the cap buys is a tight LP: with a-priori
+rooms thousands of times the requirements the uncapped model's LP is worthless, while the
+capped one is the single-commodity flow-cover strengthening, and HiGHS solves a cell's MIP
+in seconds.
 
 The order of the cells matters as in every sequential method (tau-ARGUS' modular approach,
 Smith et al. 2012's incremental attacker); the union is cleaned by the caller
@@ -50,8 +48,7 @@ __all__ = ["capped_sequential", "CELL_SECONDS"]
 
 log = logging.getLogger(__name__)
 
-#: the longest one cell's MIP may run (hier13's cell 45 is solved in 32 s; stopped at 10 s
-#: its incumbent cost 2,877,256)
+#: the longest one cell's MIP may run
 CELL_SECONDS = 60.0
 
 
@@ -78,13 +75,12 @@ def capped_sequential(inst: IntervalInstance, *, deadline: float | None = None,
             outcome.stopped = True
             break
         alone = replace(inst.keep(np.arange(inst.protected.size) == k), moves_capped=True)
-        cost, matrix, row_lower, row_upper, col_lower, col_upper, integer = build_fs_matrix(
-            alone)
-        col_lower = col_lower.copy()
+        program = build_fs_matrix(alone)
+        col_lower = program.col_lower.copy()
         col_lower[:ny] = np.maximum(col_lower[:ny], y)  # suppressed already: free
+        program = program.with_col_lower(col_lower)
         try:
-            found = run_highs(cost, matrix, row_lower, row_upper, col_lower, col_upper,
-                              integer, relax=False, time_limit=left)
+            found = run_highs(program, relax=False, time_limit=left)
         except SolverError as exc:  # a heuristic steps aside: the cell is left to the caller
             log.warning("capped MIP of cell %d: %s", int(inst.protected[k]), exc)
             continue

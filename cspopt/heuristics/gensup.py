@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.errors import InputError
 from cspopt.heuristics.cell_arcs import PathsOutcome, cell_arcs
 from cspopt.heuristics.pbp import pbp_patterns
@@ -104,7 +105,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
         pattern; fuzz tables gensup_prune_2d and gensup_prune_hier)."""
         if not oracle.protects(y):
             return y
-        return oracle.prune(y, np.argsort(-weights, kind="stable"), deadline)
+        return oracle.prune(y, np.argsort(-weights, kind="stable"), Budget.ending_at(deadline))
 
     def mutate(y: np.ndarray) -> np.ndarray:
         """Each suppressed cell in turn: re-route with the others free of cost."""

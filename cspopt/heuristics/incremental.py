@@ -13,11 +13,10 @@ from __future__ import annotations
 import logging
 import time
 
-import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import new_highs
+from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, new_highs
 from cspopt.models.interval.instance import IntervalInstance
 
 __all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
@@ -118,7 +117,7 @@ class _ResolvedLP:
 
     The first solve is presolved from scratch; later ones start from the last basis without
     presolve for as long as that is faster than the first: warm starts pay on 2-D tables,
-    presolve on hierarchical ones (docs/bench/history.md).
+    presolve on hierarchical ones.
     """
 
     def __init__(self, matrix: sp.csr_matrix, deadline: float | None = None):
@@ -138,18 +137,18 @@ class _ResolvedLP:
 
     def solve(self, cost, lo, hi) -> np.ndarray | None:
         """The optimal ``x``, or None if the LP has none or the deadline stopped it (one LP
-        of CSPLIB hier163d takes 13-18 s: the deadline holds inside it too)."""
+        of a large 3-D table can take many seconds: the deadline holds inside it too)."""
         if self.out_of_time():
             self.stopped = True
             return None
         h = self.highs
         h.changeColsBounds(self.columns.size, self.columns, lo,
-                           np.where(np.isfinite(hi), hi, highspy.kHighsInf))
+                           np.where(np.isfinite(hi), hi, INF))
         h.changeColsCost(self.columns.size, self.columns, cost)
         warm = self.warm and self.cold_seconds is not None
         started = time.perf_counter()
         self._run(warm)
-        if (h.getModelStatus() != highspy.HighsModelStatus.kOptimal and warm
+        if (h.getModelStatus() != OPTIMAL and warm
                 and not self.stopped):
             self._run(False)  # a stale basis can end in "unknown": go cold once
         elapsed = time.perf_counter() - started
@@ -157,7 +156,7 @@ class _ResolvedLP:
             self.cold_seconds = elapsed
         elif warm and elapsed > self.cold_seconds:
             self.warm = False
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        if h.getModelStatus() != OPTIMAL:
             return None
         return np.asarray(h.getSolution().col_value)
 
@@ -170,7 +169,7 @@ class _ResolvedLP:
             h.setOptionValue("time_limit", h.getRunTime() + max(
                 self.deadline - time.perf_counter(), 0.0))
         h.run()
-        if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        if h.getModelStatus() == TIME_LIMIT:
             self.stopped = True
 
 

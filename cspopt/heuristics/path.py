@@ -49,7 +49,7 @@ def exclusion_search(oracle: PathOracle, chosen: np.ndarray, weights: np.ndarray
     suppressed cells cost 0, and rerun :func:`path_heuristic` (with its delete-and-check);
     keep the result when it is cheaper. Stops after ``rounds`` passes or a pass without
     improvement. Each move is one heuristic run (``|K|`` shortest paths); it brings the
-    first incumbent close to the LP bound cheaply (docs/bench/history.md).
+    first incumbent close to the LP bound cheaply.
     """
     best, cost = chosen.copy(), float(weights[chosen].sum())
     for _ in range(rounds):

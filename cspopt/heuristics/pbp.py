@@ -8,7 +8,7 @@ Individual ``t`` takes the cheapest cells of a line starting from the ``t``-th, 
 patterns differ. Phase 1 ends with interchanges and substitutions that leave no line
 without sensitive cells holding a single suppression (which its line would give away); the
 individual keeps the better of its repairs with and without them (they help on some tables
-and hurt on others: GenSup I 60x60 s2 924 -> 755, 40x40 s1 643 -> 911). Phase 2 runs
+and hurt on others). Phase 2 runs
 the SP heuristic with the phase-1 cells free of cost, which certifies the pattern or
 enlarges it until it protects.
 """

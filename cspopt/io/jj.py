@@ -12,7 +12,7 @@ Cells may be listed in any order but each id ``0..N-1`` exactly once. A term may
 ``3 (1)`` or ``3(1)``. ``inf``/``-inf`` are read as infinite a-priori bounds, but the format
 has no infinity: tau-ARGUS writes a finite bound (1.5 times the grand total), and pytauargus 0.6.0
 misreads ``inf`` without an error (it reported "optimal" at a cost above a pattern that its own
-audit accepts, on a GenSup class II 60x40 table). So infinite bounds are written as the finite
+audit accepts). So infinite bounds are written as the finite
 :func:`finite_bound` unless ``infinity`` says otherwise. A finite bound only adds knowledge to the
 attacker, so a pattern that protects the written table also protects the original one.
 """

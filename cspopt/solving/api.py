@@ -21,14 +21,21 @@ from cspopt.bounds.lagrangian import Multipliers
 from cspopt.errors import InputError
 from cspopt.models.exact import build_instance
 from cspopt.models.suppression import candidate_mask, suppression_options
-from cspopt.options import INTERVAL_OPTIONS, OPTIONS, check_limits, refuse_inapplicable
+from cspopt.methods import heuristic_names, methods_for
+from cspopt.options import (
+    INTERVAL_OPTIONS,
+    OPTIONS,
+    check_limits,
+    check_options,
+    refuse_inapplicable,
+)
 from cspopt.result import SolveResult
 from cspopt.solving.audited import audit_pattern
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.solving.cutset import solve_cutset
 from cspopt.solving.exact_mip import choose_model, solve_exact
 from cspopt.solving.exact_pipeline import DUALS, pattern_of, run_pipeline
-from cspopt.solving.heuristic import HEURISTICS, solve_heuristic
+from cspopt.solving.heuristic import solve_heuristic
 from cspopt.solving.interval_mip import solve_interval
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
@@ -37,9 +44,8 @@ __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_
 
 #: the relative gap a MIP or branch-and-cut stops at
 DEFAULT_GAP = 1e-6
-#: the methods of :func:`solve` per protection
-METHODS = {"exact": ("auto", "lagrangian", "mip", "branch-and-cut"),
-           "interval": ("auto", "branch-and-cut", "mip", *HEURISTICS)}
+#: the methods of :func:`solve` per protection (:data:`cspopt.methods.METHOD_TABLE`)
+METHODS = {protection: methods_for(protection) for protection in ("exact", "interval")}
 #: the methods of :func:`bound` per protection
 BOUND_METHODS = {"exact": ("auto", "lagrangian", "lp", "mip"),
                  "interval": ("auto", "capacity", "lp", "mip")}
@@ -113,8 +119,8 @@ def solve(
         (:func:`cspopt.solving.cutset.solve_cutset`, SCIP); ``auto``: Lagrangian, then
         that branch-and-cut from the incumbent if a gap remains. Interval protection:
         ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``mip`` (the compact model,
-        HiGHS), or a heuristic of :data:`cspopt.solving.heuristic.HEURISTICS` (``castro``,
-        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``, ``ls``).
+        HiGHS), or a heuristic of :data:`cspopt.methods.METHOD_TABLE` (``castro``,
+        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``, ``ls``, ``capped``).
     protection : {"auto", "exact", "interval"}
         ``exact`` solves the exact-disclosure problem (the other parameters);
         ``interval`` the protection-interval problem by branch-and-cut
@@ -164,29 +170,19 @@ def solve(
                  processes=processes, max_iterations=max_iterations)
     protection = resolve_protection(table, protection)
     _check_method(method, protection, METHODS)
-    refuse_inapplicable(dict(options, model=model, dual=dual, max_iterations=max_iterations,
-                             multipliers=multipliers, solver=solver, threads=threads,
-                             route=route, relax=relax, separation=separation,
-                             candidate_sets=candidate_sets, processes=processes,
-                             clean=clean, certify=certify, seed=seed, operator=operator,
-                             groups=groups, instance=instance),
-                        protection=protection, method=method)
-    if gap != DEFAULT_GAP and (method in HEURISTICS or method == "lagrangian"):
+    given = dict(options, model=model, dual=dual, max_iterations=max_iterations,
+                 multipliers=multipliers, solver=solver, threads=threads, route=route,
+                 relax=relax, separation=separation, candidate_sets=candidate_sets,
+                 processes=processes, clean=clean, certify=certify, seed=seed,
+                 operator=operator, groups=groups, instance=instance)
+    refuse_inapplicable(given, protection=protection, method=method)
+    check_options(given)
+    if gap != DEFAULT_GAP and (method in heuristic_names() or method == "lagrangian"):
         raise InputError(f"gap (--gap): for the methods that search for a proof by a MIP or a "
                          f"branch-and-cut, not method {method!r}")
     if protection == "interval":
-        options = _interval_instance_options(table, options)
-        if method in HEURISTICS:
-            return solve_heuristic(table, method=method, time_limit=time_limit, clean=clean,
-                                   certify=certify, seed=seed, operator=operator,
-                                   groups=groups, start=start, **options)
-        if method == "mip":
-            return solve_interval(table, relax=relax, route=route, time_limit=time_limit,
-                                  gap=gap, verbose=verbose, mip_start=start, **options)
-        return solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
-                                    progress=progress, mip_start=start,
-                                    separation=separation, candidate_sets=candidate_sets,
-                                    processes=processes, **options)
+        return _solve_interval(table, method, given, time_limit=time_limit, gap=gap,
+                               verbose=verbose, progress=progress, start=start)
     if method == "mip":
         return solve_exact(table, model=model, relax=relax, solver=solver, route=route,
                            time_limit=time_limit, gap=gap, threads=threads, verbose=verbose,
@@ -198,6 +194,27 @@ def solve(
     return run_pipeline(inst, method=method, dual=dual, time_limit=time_limit,
                         max_iterations=max_iterations, multipliers=multipliers, start=start,
                         gap=gap, verbose=verbose, progress=progress, started=started)
+
+
+def _solve_interval(table, method: str, given: dict, *, time_limit, gap, verbose, progress,
+                    start) -> SolveResult:
+    """:func:`solve` for interval protection, its options checked: the method's own
+    (``given``: every option by name) and the instance's."""
+    options = _interval_instance_options(table, given)
+    if method in heuristic_names():
+        return solve_heuristic(table, method=method, time_limit=time_limit,
+                               clean=given["clean"], certify=given["certify"],
+                               seed=given["seed"], operator=given["operator"],
+                               groups=given["groups"], start=start, **options)
+    if method == "mip":
+        return solve_interval(table, relax=given["relax"], route=given["route"],
+                              time_limit=time_limit, gap=gap, verbose=verbose,
+                              mip_start=start, **options)
+    return solve_branch_and_cut(table, time_limit=time_limit, gap=gap, verbose=verbose,
+                                progress=progress, mip_start=start,
+                                separation=given["separation"],
+                                candidate_sets=given["candidate_sets"],
+                                processes=given["processes"], **options)
 
 
 def _interval_instance_options(table, options: dict) -> dict:

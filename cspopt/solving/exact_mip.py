@@ -7,13 +7,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 
-import numpy as np
-
 from cspopt.backends.highs import run_highs
 from cspopt.backends.outcome import SolverOutcome
 from cspopt.backends.pyomo import solve_pyomo_model
-from cspopt.backends.scip import TERMINATION, new_scip
-from cspopt.errors import InputError, SolverError
+from cspopt.backends.scip import run_scip
 from cspopt.models.exact import (
     ExactInstance,
     MatrixModel,
@@ -21,7 +18,7 @@ from cspopt.models.exact import (
     build_instance,
     build_matrix,
 )
-from cspopt.options import check_limits
+from cspopt.options import check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 
@@ -33,13 +30,12 @@ def choose_model(table, model: str) -> str:
     cell sits at an a-priori bound; (P) otherwise, where the two models coincide.
 
     (P) ignores the bounds, so on a table where one binds its patterns can leave cells the
-    table's attacker computes (fuzz tables ``nonint_min``, ``half_2d_105``: non-integer values,
-    zero cells); (P_N) honours them.
+    table's attacker computes (fuzz tables with non-integer values or zero cells); (P_N)
+    honours them.
     """
     if model == "auto":
         return "PN" if (table.nonnegative and table.is_integer) or bounds_bind(table) else "P"
-    if model not in ("P", "PN"):
-        raise InputError(f"model must be 'P', 'PN' or 'auto', not {model!r}")
+    check_options(dict(model=model))
     return model
 
 
@@ -104,10 +100,7 @@ def solve_exact(
     """
     started = time.perf_counter()
     model = instance.model if instance is not None else choose_model(table, model)
-    if solver not in ("highs", "scip"):
-        raise InputError(f"solver must be 'highs' or 'scip', not {solver!r}")
-    if route not in ("matrix", "pyomo"):
-        raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
+    check_options(dict(solver=solver, route=route))
     check_limits(time_limit=time_limit, gap=gap, threads=threads)
     if instance is not None:
         inst = instance
@@ -178,9 +171,8 @@ def _finish(inst: ExactInstance, outcome: SolverOutcome, *, relax: bool, method:
 
 def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads,
                         verbose) -> SolverOutcome:
-    outcome = run_highs(mm.cost, mm.matrix, mm.row_lower, mm.row_upper, mm.col_lower,
-                        mm.col_upper, mm.integer, relax=mm.relax, time_limit=time_limit,
-                        gap=gap, threads=threads, verbose=verbose, start=start)
+    outcome = run_highs(mm, relax=mm.relax, time_limit=time_limit, gap=gap, threads=threads,
+                        verbose=verbose, start=start)
     if outcome.has_solution:
         outcome = replace(outcome, suppressed=tuple(mm.suppressed(outcome.x)))
     return outcome
@@ -189,47 +181,8 @@ def _solve_matrix_highs(mm: MatrixModel, start, *, time_limit, gap, threads,
 def solve_matrix_scip(mm: MatrixModel, start, *, time_limit, gap, threads,
                       verbose) -> SolverOutcome:
     """Solve ``mm`` with SCIP. ``threads`` is ignored: SCIP's branch-and-bound is sequential."""
-    from pyscipopt import quicksum
-
-    if mm.shape[1] == 0:
-        return SolverOutcome("optimal", has_solution=True, lower_bound=0.0)
-    model = new_scip("cspopt", time_limit=time_limit, gap=gap, verbose=verbose)
-    vtype = "C" if mm.relax else "B"
-    xs = [model.addVar(name=f"v{j}", vtype=vtype, lb=float(mm.col_lower[j]),
-                       ub=float(mm.col_upper[j]), obj=float(mm.cost[j]))
-          for j in range(mm.shape[1])]
-    csr = mm.matrix.tocsr()
-    for r in range(mm.shape[0]):
-        lo, hi = csr.indptr[r], csr.indptr[r + 1]
-        expr = quicksum(float(v) * xs[j] for j, v in zip(csr.indices[lo:hi], csr.data[lo:hi]))
-        low, up = mm.row_lower[r], mm.row_upper[r]
-        if low == up:
-            model.addCons(expr == float(up))
-        elif math.isinf(low):
-            model.addCons(expr <= float(up))
-        else:
-            model.addCons(expr >= float(low))
-    if start is not None:
-        sol = model.createSol()
-        for var, value in zip(xs, start):
-            model.setSolVal(sol, var, float(value))
-        if not model.addSol(sol):
-            raise SolverError("SCIP rejected the MIP start")
-    model.optimize()
-    status = model.getStatus()
-    termination = TERMINATION.get(status)
-    if termination is None:
-        raise SolverError(f"SCIP ended with status {status}")
-    has_solution = model.getNSols() > 0 and termination != "infeasible"
-    if mm.relax:
-        lower = model.getObjVal() if termination == "optimal" else -math.inf
-        return SolverOutcome(termination, has_solution=False, lower_bound=lower)
-    suppressed = ()
-    if has_solution:
-        best = model.getBestSol()
-        values = np.array([model.getSolVal(best, v) for v in xs[: mm.num_x]])
-        suppressed = mm.suppressed(values)
-    bound = model.getDualbound()
-    return SolverOutcome(termination, has_solution=has_solution,
-                         lower_bound=bound if math.isfinite(bound) else 0.0,
-                         suppressed=tuple(suppressed))
+    outcome = run_scip(mm, relax=mm.relax, time_limit=time_limit, gap=gap, verbose=verbose,
+                       start=start)
+    if outcome.has_solution and not mm.relax:
+        outcome = replace(outcome, suppressed=tuple(mm.suppressed(outcome.x[:mm.num_x])))
+    return outcome

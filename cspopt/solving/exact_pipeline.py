@@ -38,6 +38,7 @@ from cspopt.errors import CspoptError, InputError
 from cspopt.heuristics import exclusion_search, path_heuristic
 from cspopt.models.exact import ExactInstance, PathOracle
 from cspopt.models.suppression import candidate_mask
+from cspopt.options import OPTIONS, check_options
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_pattern
 from cspopt.solving.cutset import solve_cutset
@@ -48,13 +49,12 @@ log = logging.getLogger(__name__)
 
 #: Lagrangian dual methods: the volume and the Held-Wolfe-Crowder subgradient rules, and
 #: the stabilised cutting-plane (Dantzig-Wolfe) method.
-DUALS = ("volume", "subgradient", "cutting-plane")
+DUALS = OPTIONS["dual"].domain.values
 
 
 def _run_dual(oracle, dual, *, multipliers, incumbent, max_iterations, time_limit, started,
               progress) -> LagrangianState:
-    if dual not in DUALS:
-        raise InputError(f"dual must be one of {DUALS}, not {dual!r}")
+    check_options(dict(dual=dual))
     if dual == "cutting-plane":
         run = cutting_plane
     else:
@@ -126,7 +126,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
         termination, proof = "optimal", "lagrangian"
     elif method == "auto":
         # The gap is closed by the branch-and-cut on x (cutset.py), not by the compact MIP,
-        # which leaves design tables open (docs/bench/history.md)
+        # which leaves the papers' design tables open (cspopt bench exact)
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
         if remaining is None or remaining > 0:
             offset, floor, ceiling = time.perf_counter() - started, lower, upper

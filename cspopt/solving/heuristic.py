@@ -14,27 +14,14 @@ gap is a certificate. Every pattern passes :func:`cspopt.audit` before it is ret
 
 from __future__ import annotations
 
-import numbers
-import time
-
 import numpy as np
 
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.lines import line_bound
-from cspopt.errors import InputError
-from cspopt.heuristics import (
-    capped_sequential,
-    castro_heuristic,
-    gensup_heuristic,
-    hypercube_heuristic,
-    local_search,
-    pbp_heuristic,
-    smith_ga,
-    sp_heuristic,
-)
-from cspopt.heuristics.smith_ga import OPERATOR_CHOICES
+from cspopt.budget import Budget
+from cspopt.methods import METHOD_TABLE
 from cspopt.models.interval import CapacityOracle, build_interval_instance
-from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits
+from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
     no_pattern_message,
@@ -46,16 +33,14 @@ from cspopt.solving.audited import (
 
 __all__ = ["HEURISTICS", "RANDOMISED", "solve_heuristic"]
 
-#: the heuristics :func:`solve_heuristic` runs, by method name
-HEURISTICS = {"castro": castro_heuristic, "sp": sp_heuristic, "hypercube": hypercube_heuristic,
-              "pbp": pbp_heuristic, "gensup": gensup_heuristic, "ga": smith_ga,
-              "ls": local_search, "capped": capped_sequential}
+#: the heuristics :func:`solve_heuristic` runs, by method name (:data:`cspopt.methods.METHOD_TABLE`)
+HEURISTICS = {m.name: m.load() for m in METHOD_TABLE if m.heuristic}
 #: the options some heuristics take (:data:`cspopt.options.OPTIONS` says which)
 _METHOD_OPTIONS = ("seed", "operator", "groups")
 #: the randomised ones, which take ``seed``
-RANDOMISED = frozenset(OPTIONS["seed"].methods)
+RANDOMISED = frozenset(m.name for m in METHOD_TABLE if m.randomised)
 #: the ones that start from the capacity LP's point (``lp_point``), whose bound they report
-LP_GUIDED = frozenset({"gensup"})
+LP_GUIDED = frozenset(m.name for m in METHOD_TABLE if m.lp_guided)
 #: share of the time limit the LP of an LP-guided heuristic may take
 _LP_SHARE = 0.25
 
@@ -77,52 +62,45 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     ``clean``, the cheaper of the two is returned. Statuses follow the contract of
     every solve: ``optimal`` only where that bound meets the cost.
     """
-    started = time.perf_counter()
     check_limits(time_limit=time_limit)
-    if operator not in OPERATOR_CHOICES:
-        raise InputError(f"operator must be one of {', '.join(OPERATOR_CHOICES)}, "
-                         f"got {operator!r}")
-    if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
-        raise InputError(f"seed must be an integer >= 0, got {seed!r}")
-    if groups is not None and not (isinstance(groups, numbers.Integral) and groups >= 1):
-        raise InputError(f"groups must be a positive integer, got {groups!r}")
-    deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
+    budget = Budget(time_limit)
+    check_options(dict(seed=seed, operator=operator, groups=groups))
+    # the final audit always runs: the search keeps a share of the limit for it
+    search = budget.opening(1 - AUDIT_SHARE)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
-    timings: dict[str, float] = {}
+    timings = budget.timings
     name = f"heuristic({method})"
     if not inst.protected.size:  # the sensitive cells protect each other
         return SolveResult.build(method=name, model="FS", termination="optimal",
                                  lower_bound=0.0, suppressed=(), objective=0.0,
-                                 safe=inst.safe, timings=dict(total=time.perf_counter() - started))
+                                 safe=inst.safe, timings=dict(total=budget.elapsed()))
     oracle = CapacityOracle(inst)
     weights_y = inst.weights[inst.candidates]
     given_start = None if start is None else start_point(inst, oracle, start)
-    timings["preprocessing"] = time.perf_counter() - started
+    timings["preprocessing"] = budget.elapsed()
     given = dict(seed=seed, operator=operator, groups=groups)
     options = {name: given[name] for name in _METHOD_OPTIONS
                if method in OPTIONS[name].methods}
     converged = False
     lower = integral_bound(line_bound(inst), weights_y)
     if method in LP_GUIDED:
-        t0 = time.perf_counter()
-        bound, options["lp_point"], _, converged = capacity_lp(inst, oracle, deadline=None if (
-            time_limit is None) else started + _LP_SHARE * time_limit)
+        with budget.phase("bound"):
+            bound, options["lp_point"], _, converged = capacity_lp(
+                inst, oracle, budget=budget.opening(_LP_SHARE))
         lower = max(lower, integral_bound(bound, weights_y))
-        timings["bound"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    found = HEURISTICS[method](inst, deadline=deadline, **options)
-    timings["heuristic"] = time.perf_counter() - t0
+    with budget.phase("heuristic"):
+        found = HEURISTICS[method](inst, deadline=search.end, **options)
     notes = ["stopped at the time limit"] if found.stopped else []
     y = found.suppressed
     if found.failed:
         hopeless = unprotectable(inst)
         if hopeless:  # no method could: the answer the exact methods give
-            return _no_pattern(name, table, inst, hopeless, started, timings)
+            return _no_pattern(name, table, inst, hopeless, budget)
         failure = f"{method} could not protect " + ", ".join(
             f"{table.describe(c)} ({side} protection)" for c, side in found.failed)
         if given_start is None:
-            timings["total"] = time.perf_counter() - started
+            timings["total"] = budget.elapsed()
             return SolveResult.build(
                 method=name, model="FS", termination="method_failed", lower_bound=lower,
                 unsafe=inst.protected, safe=inst.safe, timings=timings, message=failure)
@@ -131,32 +109,30 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     # the judge's verdict, and the completion where the heuristic stopped short (the
     # deadline, or sliding protection, which the papers' methods ignore); the audit's LPs
     # that push many cells at once settle a protecting pattern in a few solves
-    y, checked, repaired = repair_interval_pattern(inst, y, timings, deadline=deadline)
+    y, checked, repaired = repair_interval_pattern(inst, y, timings, deadline=search.end)
     if y is None:  # some cell no pattern protects
-        return _no_pattern(name, table, inst, checked.exposed, started, timings)
+        return _no_pattern(name, table, inst, checked.exposed, budget)
     notes += [repaired] if repaired else []
     if clean:
-        t0 = time.perf_counter()
-        y, before = _pruned(oracle, y, weights_y, deadline), y
-        checked = checked if np.array_equal(y, before) else None
-        if given_start is not None:
-            given_start = _pruned(oracle, given_start, weights_y, deadline)
-        timings["clean"] = time.perf_counter() - t0
+        with budget.phase("clean"):
+            y, before = _pruned(oracle, y, weights_y, search), y
+            checked = checked if np.array_equal(y, before) else None
+            if given_start is not None:
+                given_start = _pruned(oracle, given_start, weights_y, search)
     if given_start is not None and weights_y @ given_start < weights_y @ y - 1e-9:
         y, checked = given_start, None
         notes.append("the start pattern was cheaper than the heuristic's")
     if certify and not converged:
-        t0 = time.perf_counter()
-        bound = capacity_lp(inst, oracle, deadline=deadline)[0]
+        with budget.phase("bound"):
+            bound = capacity_lp(inst, oracle, budget=search)[0]
         lower = max(lower, integral_bound(bound, weights_y))
-        timings["bound"] = timings.get("bound", 0.0) + time.perf_counter() - t0
     if checked is None:  # the pattern changed since its audit
         y, checked, repaired = repair_interval_pattern(inst, y, timings)
         if y is None:
-            return _no_pattern(name, table, inst, checked.exposed, started, timings)
+            return _no_pattern(name, table, inst, checked.exposed, budget)
         notes += [repaired] if repaired else []
     suppressed = pattern_cells(inst, y)
-    timings["total"] = time.perf_counter() - started
+    timings["total"] = budget.elapsed()
     objective = float(weights_y @ y)
     return SolveResult.build(
         method=name, model="FS",
@@ -172,18 +148,18 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         message="; ".join(notes))
 
 
-def _no_pattern(name, table, inst, cells, started, timings) -> SolveResult:
+def _no_pattern(name, table, inst, cells, budget: Budget) -> SolveResult:
     """The answer where no pattern exists (``cells`` stay exposed with everything
     suppressed), as the exact methods give it."""
-    timings["total"] = time.perf_counter() - started
+    budget.timings["total"] = budget.elapsed()
     return SolveResult.build(method=name, model="FS", termination="infeasible",
                              lower_bound=np.inf, unsafe=inst.protected, safe=inst.safe,
-                             timings=timings, message=no_pattern_message(table, cells))
+                             timings=budget.timings, message=no_pattern_message(table, cells))
 
 
-def _pruned(oracle, y, weights_y, deadline) -> np.ndarray:
-    """Delete-and-check of ``y``, dearest first, where the oracle finds it protecting by the
-    deadline (the judge may accept a pattern the oracle's tolerance refutes: kept whole)."""
-    if not oracle.protects(y, deadline):
+def _pruned(oracle, y, weights_y, budget: Budget) -> np.ndarray:
+    """Delete-and-check of ``y``, dearest first, where the oracle finds it protecting within
+    ``budget`` (the judge may accept a pattern the oracle's tolerance refutes: kept whole)."""
+    if not oracle.protects(y, budget):
         return y
-    return oracle.prune(y, np.argsort(-weights_y, kind="stable"), deadline)
+    return oracle.prune(y, np.argsort(-weights_y, kind="stable"), budget)

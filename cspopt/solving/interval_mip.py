@@ -19,9 +19,9 @@ import scipy.sparse as sp
 
 from cspopt.audit import interval_verdict
 from cspopt.backends.highs import run_highs
+from cspopt.backends.program import LinearProgram
 from cspopt.backends.outcome import SolverOutcome
 from cspopt.backends.pyomo import solve_pyomo_model
-from cspopt.errors import InputError
 from cspopt.heuristics.incremental import incremental_attacker
 from cspopt.models.interval import (
     CapacityOracle,
@@ -32,7 +32,7 @@ from cspopt.models.interval import (
     cut_rows,
 )
 from cspopt.models.interval.compact import y_start
-from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits
+from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import audit_interval_pattern
 from cspopt.table import Table
@@ -52,8 +52,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     one. Every returned pattern passes :func:`cspopt.audit` with ``requirement="interval"``.
     """
     started = time.perf_counter()
-    if route not in ("matrix", "pyomo"):
-        raise InputError(f"route must be 'matrix' or 'pyomo', not {route!r}")
+    check_options(dict(route=route))
     check_limits(time_limit=time_limit, gap=gap)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
@@ -69,7 +68,6 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
                                 lower_bound=0.0, upper_bound=float(
                                     inst.weights[start_pattern].sum()), phase="heuristic"))
     t0 = time.perf_counter()
-    ny = inst.candidates.size
     # the search stops early enough for the final audit (it always runs) to fit the limit
     deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
 
@@ -78,13 +76,13 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
 
     time_limit = left()
     if route == "matrix":
-        cost, A, rlo, rhi, clo, chi, integer = build_fs_matrix(inst, relax=relax)
-        size = dict(variables=A.shape[1], constraints=A.shape[0], nonzeros=A.nnz)
+        program = build_fs_matrix(inst, relax=relax)
+        size = dict(variables=program.shape[1], constraints=program.shape[0],
+                    nonzeros=program.matrix.nnz)
         t_build = time.perf_counter() - t0
         t0 = time.perf_counter()
-        outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=relax,
-                               time_limit=time_limit, gap=gap, verbose=verbose,
-                               mip_start=mip_start)
+        outcome = _solve_highs(program, inst, relax=relax, time_limit=time_limit, gap=gap,
+                               verbose=verbose, mip_start=mip_start)
     else:
         model = build_fs_model(table, relax=relax, instance=inst)
         size = dict(variables=model.nvariables(), constraints=model.nconstraints(),
@@ -103,8 +101,7 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         if not checked.protected:
             t0 = time.perf_counter()
             suppressed, termination, lower, checked = _repair(
-                inst, (cost, A, rlo, rhi, clo, chi, integer) if route == "matrix"
-                else build_fs_matrix(inst), suppressed, mip_start, time_limit=left(),
+                inst, program if route == "matrix" else build_fs_matrix(inst), suppressed, mip_start, time_limit=left(),
                 gap=gap, verbose=verbose, history=history, started=started)
             timings["repair"] = time.perf_counter() - t0
             if checked is None:  # completed by the incremental attacker: audit it
@@ -141,8 +138,6 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
     et al. 2012) from its own suppressions: safe, and the last dual bound stays a valid bound
     (the cuts are valid inequalities).
     """
-    cost, A, rlo, rhi, clo, chi, integer = model
-    ny = inst.candidates.size
     oracle = CapacityOracle(inst)
     termination, lower = "optimal", 0.0
     for round_ in range(1, _REPAIR_ROUNDS + 1):
@@ -153,11 +148,13 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         log.info("compact model: pattern of cost %g exposes a cell; round %d adds %d "
                  "capacity cuts", float(inst.weights[list(suppressed)].sum()), round_,
                  len(cuts))
-        A = sp.vstack([A, cut_rows(cuts, A.shape[1])]).tocsr()
-        rlo, rhi = np.r_[rlo, [c.rhs for c in cuts]], np.r_[rhi, np.full(len(cuts), np.inf)]
-        outcome = _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, relax=False,
-                               time_limit=time_limit, gap=gap, verbose=verbose,
-                               mip_start=mip_start, integrality_tolerance=1e-9)
+        model = replace(model, matrix=sp.vstack([model.matrix, cut_rows(
+            cuts, model.shape[1])]).tocsr(), row_lower=np.r_[model.row_lower, [
+                c.rhs for c in cuts]], row_upper=np.r_[model.row_upper, np.full(len(cuts),
+                                                                                 np.inf)])
+        outcome = _solve_highs(model, inst, relax=False, time_limit=time_limit, gap=gap,
+                               verbose=verbose, mip_start=mip_start,
+                               integrality_tolerance=1e-9)
         termination = outcome.termination
         lower = max(lower, outcome.lower_bound)
         if not outcome.has_solution:
@@ -174,16 +171,15 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
     return tuple(sorted(int(c) for c in completed)), "interrupted", lower, None
 
 
-def _solve_highs(cost, A, rlo, rhi, clo, chi, integer, ny, inst, *, relax, time_limit, gap,
-                 verbose, mip_start, integrality_tolerance=None) -> SolverOutcome:
+def _solve_highs(program: LinearProgram, inst, *, relax, time_limit, gap, verbose, mip_start,
+                 integrality_tolerance=None) -> SolverOutcome:
     start = None
     if mip_start is not None and not relax:  # only y is given; HiGHS completes the rest
         chosen = np.isin(inst.candidates, np.fromiter(mip_start, dtype=np.int64))
-        start = y_start(inst, chosen, cost.size)
-    outcome = run_highs(cost, A, rlo, rhi, clo, chi, integer, relax=relax,
-                        time_limit=time_limit, gap=gap, verbose=verbose, start=start,
-                        integrality_tolerance=integrality_tolerance)
+        start = y_start(inst, chosen, program.cost.size)
+    outcome = run_highs(program, relax=relax, time_limit=time_limit, gap=gap, verbose=verbose,
+                        start=start, integrality_tolerance=integrality_tolerance)
     if outcome.has_solution:
-        chosen = inst.candidates[np.asarray(outcome.x[:ny]) > 0.5]
+        chosen = inst.candidates[np.asarray(outcome.x[:inst.candidates.size]) > 0.5]
         outcome = replace(outcome, suppressed=tuple(int(c) for c in chosen))
     return outcome

@@ -13,9 +13,7 @@ table, as a published or fixed cell is known to the attacker in both).
   cell keeps the incumbent's choice (:class:`~cspopt.models.interval.FixedOutside`), the
   ball's cells are free (Shaw 1998's relatedness neighbourhood). Each restriction is small
   and solved to optimality in seconds, and a sweep over the sensitive cells ends at a
-  pattern no ball improves (CSPLIB hier13x7x7d: 11,347 -> 10,167 in 71 s with balls of
-  about 270 of its 587 candidates; balls of 50 or 135 cells stop at 11,027 and 11,131,
-  local optima too close to the start; docs/bench/history.md).
+  pattern no ball improves (small balls stop at local optima too close to the start).
 
 References
 ----------
@@ -45,24 +43,19 @@ __all__ = ["search_neighbourhoods", "search_support", "search_balls", "relation_
 
 log = logging.getLogger(__name__)
 
-#: the largest share of the candidates a support neighbourhood keeps (2/3 left hier13x7x7d's
-#: unsolved in 60 s; 1/2 solves it in 31 s)
+#: the largest share of the candidates a support neighbourhood keeps (larger ones were not
+#: solved in a minute)
 SUPPORT_CELLS = 1 / 2
-#: the share of the candidates a ball frees (hier13x7x7d, 90 s from 11,347: 10,598 with
-#: 0.6, 10,701 with 0.45, 11,027-11,131 with 0.1-0.25)
+#: the share of the candidates a ball frees (smaller balls stop at worse local optima)
 BALL_CELLS = 0.6
 #: balls are sized as shares of at most this many candidates: a ball of 350 free cells
-#: solves in 5-24 s on hier13x7x7d (587 candidates); on CSPLIB hier13 (1,900) balls of 0.6
-#: of all candidates found nothing in 204 s, of 0.15 (285 cells) 9,046,973 -> 8,651,366
-#: in 240 s
+#: solves in seconds, while balls of 0.6 of 1,900 candidates find nothing in minutes
 BALL_SCALE = 600
-#: the longest a ball's restriction may take (hier13x7x7d's: 5-24 s each, two jobs at once;
-#: the sweep's path is chaotic in it: at 300 s it reached 10,268 with 30 s and 18 s, and
-#: stopped at 10,595 with 12 s and 20 s)
+#: the longest a ball's restriction may take (most take 5-24 s; the sweep's path is chaotic
+#: in it)
 BALL_SECONDS = 30.0
 #: balls grow by this share of the candidates once STALLED_BALLS in a row found nothing
-#: better, up to BALL_CELLS_MAX (hier13x7x7d: balls of 0.6 stop at 10,265; of 0.75, from
-#: there, 10,151 in 14 balls)
+#: better, up to BALL_CELLS_MAX (larger balls go on from where smaller ones stop)
 BALL_GROWTH = 0.15
 BALL_CELLS_MAX = 0.75
 STALLED_BALLS = 8
@@ -156,9 +149,8 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
     largest balls find nothing better or ``until`` passes.
 
     The next centre is the one not tried since the last improvement whose relations hold the
-    dearest suppressions of the incumbent: where a cheaper pattern is likeliest (CSPLIB
-    hier13x7x7d, 90 s from 11,347: 10,598 in this order, 10,794 in a random one, both with
-    balls of 360 cells). A ball (:func:`relation_ball`) frees :data:`BALL_CELLS` of the
+    dearest suppressions of the incumbent: where a cheaper pattern is likeliest (better
+    than a random order). A ball (:func:`relation_ball`) frees :data:`BALL_CELLS` of the
     candidates (of at most :data:`BALL_SCALE` of them) at first; when every cell has been a
     centre since the last improvement, or :data:`STALLED_BALLS` balls in a row found
     nothing better, balls grow by

@@ -4,18 +4,16 @@ On tables that are not networks the branch-and-cut has two jobs that compete for
 the searches of :mod:`cspopt.solving.neighbourhoods` lower the incumbent, SCIP's tree raises
 the bound, and in turn each gets only a share of the time limit. With a second core the
 searches run in a child process for the whole time while the tree runs in the caller's (as
-concurrent MIP solvers run a portfolio). CSPLIB hier13x7x7d at 300 s: 10,048 / 9,239 (8.0 %)
-against 10,257 / 9,194 (10.4 %) in turn. There the balls run also where the root LP did not
-converge (CSPLIB hier13; in turn they took the tree's time), the support neighbourhood only
-where it did. Before them the child runs tau-ARGUS' sequential heuristic (the incremental
+concurrent MIP solvers run a portfolio): both the pattern and the bound end better than in
+turn. There the balls run also where the root LP did not converge (in turn they took the
+tree's time), the support neighbourhood only where it did. Before them the child runs tau-ARGUS' sequential heuristic (the incremental
 attacker priced by an LP point, :func:`~cspopt.heuristics.incremental.lp_guided_attacker`)
 from the root's point, and after them from the latest point of SCIP's LP the parent sends:
-the engine runs it every 100 LPs, here it costs the tree nothing (hier13 from SCIP's point
-after 100 s and 200 s: 8,749,457 and 8,593,525 against the first LP point's 9,046,973).
+the engine runs it every 100 LPs, here it costs the tree nothing (and later points guide
+it to cheaper patterns than the first).
 Each pattern the child finds comes back over a pipe; the parent checks it with its own
 oracle before it becomes the incumbent (a child is a solver like any other: its word is not
-a proof), and the pattern passes the final audit like every other (docs/bench/history.md,
-sixteenth session).
+a proof), and the pattern passes the final audit like every other.
 
 The child is a fresh interpreter running :func:`_child_main`, not a fork
 (which would copy HiGHS's thread pool in whatever state it is in) nor multiprocessing's
@@ -41,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.heuristics.incremental import lp_guided_attacker
 from cspopt.models.interval import CapacityOracle, IntervalInstance
 from cspopt.models.suppression import candidate_mask
@@ -53,11 +52,11 @@ log = logging.getLogger(__name__)
 
 #: seconds a child may take to exit after its stdin closes before it is killed
 _EXIT_SECONDS = 5.0
-#: the parent sends an LP point at most this often (a guided pattern on hier13 takes 35 s)
+#: the parent sends an LP point at most this often (a guided pattern can take half a minute)
 POINT_SECONDS = 5.0
 #: between balls, a guided pattern from SCIP's latest point once the balls have had this
-#: multiple of the last guided pattern's time (hier13 at 300 s: balls alone stall at
-#: 8,651,366 at 160 s; guided patterns alone reach 8,143,799-8,318,964)
+#: multiple of the last guided pattern's time (balls alone stall where guided patterns go
+#: on)
 GUIDED_SPACING = 2.0
 
 
@@ -225,12 +224,11 @@ def _search(job: SearchJob, send, next_point) -> None:
         if not oracle.protects(y):
             return None
         # least wanted by the LP first; for a guided pattern also the dearest first, the
-        # cheaper kept (hier13, one guided pattern of 10,345,049: 9,419,016 and 8,885,423;
-        # three noisy LP orders 8.82-9.48 million; docs/bench/history.md)
+        # cheaper kept (the two orders' results differ by several per cent)
         orders = [np.lexsort((-weights, guide))]
         if dearest_too:
             orders.append(np.argsort(-weights, kind="stable"))
-        cleaned = min((oracle.prune(y, order, until) for order in orders),
+        cleaned = min((oracle.prune(y, order, Budget.ending_at(until)) for order in orders),
                       key=lambda pruned: float(weights @ pruned))
         patterns.append(cleaned)
         if weights @ cleaned < weights @ best[-1] - 1e-9:

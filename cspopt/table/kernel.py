@@ -5,13 +5,12 @@ A table built as sums (tau-ARGUS and CSPLIB files, :mod:`cspopt.table.structure`
 deviation ``x`` with ``A x = 0`` is fixed by its values on the cells that are never a total:
 peeling the relations whose other cells are known gives each total as a combination of
 those, so that ``x = N z`` with ``N`` the 0/1 matrix of which of them each cell adds up.
-Where those cells are not free of each other (a total that two relations give, as in
-CSPLIB hier13, whose 2,020 cells have 248 such cells and a kernel of 126), the relations
-left over are eliminated on them, the cells that the fewest others add up eliminated
-first, which keeps the basis 0/1 there (10,648 entries).
+Where those cells are not free of each other (a total that two relations give, as in the
+hierarchical CSPLIB tables), the relations left over are eliminated on them, the cells that
+the fewest others add up eliminated first, which keeps the basis 0/1 there.
 
 The attacker LP in the kernel's coordinates has a row per kernel dimension instead of one
-per relation (hier13: 126 against 3,313; :class:`~cspopt.models.interval.CapacityOracle`).
+per relation (often twenty times fewer; :class:`~cspopt.models.interval.CapacityOracle`).
 """
 
 from __future__ import annotations

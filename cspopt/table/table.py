@@ -28,7 +28,12 @@ from cspopt.errors import (
     NotNetworkError,
     PatternError,
 )
-from cspopt.table.network import TableNetwork, bipartite_graph, reduced_network, table_network
+from cspopt.table.network import (
+    TableNetwork,
+    bipartite_graph,
+    reduced_network,
+    table_network,
+)
 from cspopt.table.structure import Dimension, relations_from_labels
 
 __all__ = ["CellStatus", "Relations", "Table", "cell_costs", "COST_PRESETS", "total_cells",

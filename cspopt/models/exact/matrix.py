@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from cspopt.backends.program import LinearProgram
 from cspopt.errors import InputError
 from cspopt.models.exact.instance import ExactInstance
 from cspopt.models.suppression import candidate_mask
@@ -38,28 +39,18 @@ class PathBlock:
 
 
 @dataclass(frozen=True)
-class MatrixModel:
-    """``min c x  s.t.  row_lower <= A x <= row_upper, col_lower <= x <= col_upper``."""
+class MatrixModel(LinearProgram):
+    """(P) or (P_N) as a :class:`~cspopt.backends.program.LinearProgram`, with what decodes
+    its solutions: the instance, the path blocks and the alpha columns."""
 
     instance: ExactInstance
     relax: bool
-    cost: np.ndarray
-    matrix: sp.csr_matrix
-    row_lower: np.ndarray
-    row_upper: np.ndarray
-    col_lower: np.ndarray
-    col_upper: np.ndarray
-    integer: np.ndarray
     blocks: tuple[PathBlock, ...]
     alpha_col: np.ndarray  # per protected cell, -1 when it has no alpha
 
     @property
     def num_x(self) -> int:
         return self.instance.candidates.size
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.matrix.shape
 
     def suppressed(self, solution: np.ndarray) -> np.ndarray:
         """Secondary suppressions (cell ids) of a solution vector."""
@@ -209,6 +200,7 @@ def build_matrix(inst: ExactInstance, *, relax: bool = False,
     cost = np.zeros(num_cols)
     cost[:nx] = inst.weights[inst.candidates]
     integer = np.zeros(num_cols, bool) if relax else np.ones(num_cols, bool)
-    return MatrixModel(inst, relax, cost, matrix, np.array(row_lower), np.array(row_upper),
-                       np.zeros(num_cols), np.ones(num_cols), integer, tuple(blocks), alpha_col)
+    return MatrixModel(cost, matrix, np.array(row_lower), np.array(row_upper),
+                       np.zeros(num_cols), np.ones(num_cols), integer, instance=inst,
+                       relax=relax, blocks=tuple(blocks), alpha_col=alpha_col)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from cspopt.backends.program import LinearProgram
 from cspopt.models.interval.build import build_interval_instance
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table import Table
@@ -38,17 +39,15 @@ def y_start(inst: IntervalInstance, y, num_columns: int) -> np.ndarray:
     return start
 
 
-def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
-    """The model as sparse arrays: ``(cost, A, row_lower, row_upper, col_lower, col_upper,
-    integer)``. Columns: ``y`` for candidates, then per protected cell and side one
+def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False) -> LinearProgram:
+    """The model as a :class:`~cspopt.backends.program.LinearProgram`. Columns: ``y`` for candidates, then per protected cell and side one
     deviation block over the free cells.
 
     Each block is measured in units of its cell's largest requirement
     (:attr:`IntervalInstance.requirement_unit`; ``x / unit`` for ``x``; ``A x = 0`` is
     homogeneous), so the model of a table scaled by 1e3 is the model of the table: with raw
-    units HiGHS claimed a proven optimum of 17 on fuzz table ``mm_3d_0_scale1e3`` (optimum
-    16, found at once unscaled), its tolerances being absolute. The optimum and LP bound do
-    not change.
+    units HiGHS claimed a wrong proven optimum on a fuzz table scaled by 1e3, its tolerances
+    being absolute. The optimum and LP bound do not change.
     """
     table = inst.table
     unit = inst.requirement_unit
@@ -116,9 +115,9 @@ def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False):
     integer = np.zeros(num_cols, dtype=bool)
     if not relax:
         integer[:ny] = True
-    return (cost, matrix, np.concatenate(lower) if lower else np.zeros(0),
-            np.concatenate(upper) if upper else np.zeros(0), np.concatenate(col_lo),
-            np.concatenate(col_hi), integer)
+    return LinearProgram(cost, matrix, np.concatenate(lower) if lower else np.zeros(0),
+                         np.concatenate(upper) if upper else np.zeros(0),
+                         np.concatenate(col_lo), np.concatenate(col_hi), integer)
 
 
 def build_fs_model(table: Table, *, relax: bool = False, **options):

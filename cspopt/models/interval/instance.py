@@ -117,14 +117,24 @@ class IntervalInstance:
         cells (one row each).
 
         The cap is the compact model's big-M, which a-priori bounds of 1e9 (tables read
-        from files) would otherwise set: GenSup class II 100x100 seed 3's grand total
-        alone, 120 s of HiGHS, bound 1,300,152 against 1,305,961 with infinite bounds
-        (docs/bench/history.md); the minimum cuts of
+        from files) would otherwise set, and weaken its LP; the minimum cuts of
         :class:`~cspopt.models.interval.CapacityOracle` use the same capacities.
         """
         cap = np.asarray(self.room_cap[k], dtype=float)[..., None]
         return (np.minimum(self.down_room[cells], cap),
                 np.minimum(self.up_room.at(k, cells), cap))
+
+    @functools.cached_property
+    def is_candidate(self) -> np.ndarray:
+        """Per free cell, whether it is a candidate (not sensitive)."""
+        return ~self.table.sensitive[self.free]
+
+    def free_levels(self, y_candidates: np.ndarray) -> np.ndarray:
+        """``y`` on the free cells: the candidates' values (LP noise clipped to [0, 1]), 1 on
+        sensitive cells. A value below 0 would make an attacker LP infeasible."""
+        y = np.ones(self.free.size)
+        y[self.is_candidate] = np.clip(y_candidates, 0.0, 1.0)
+        return y
 
     @functools.cached_property
     def candidate_class(self) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 In every attacker completion ``A x = 0`` of a table, some cells can only move together: a
 relation ``t = a`` (a total with one unpublished part) forces ``x_t = x_a``, and chains of such
-relations link longer sets (on CSPLIB ``hier13``, 554 of 2,020 cells fall into 185 linked
-classes, up to 13 cells each). A relation whose unpublished cells all belong to one class fixes
+relations link longer sets (on a large hierarchical table, a quarter of the cells fall into
+linked classes of up to 13 cells). A relation whose unpublished cells all belong to one class fixes
 that class: its cells can never deviate.
 
 Consequences for cell suppression (valid for every *minimal* pattern, i.e. one without
@@ -17,7 +17,7 @@ nonnegative costs):
 
 Adding these to the Fischetti–Salazar model cuts off only non-minimal patterns, so every lower
 bound stays valid, and it strengthens the LP relaxation, which may otherwise suppress the
-cheap members of a class only (docs/bench/history.md).
+cheap members of a class only.
 
 The classes are found by propagation, in exact ratios of the relation coefficients: merge the
 two classes of every relation with exactly two classes of nonzero aggregated coefficient, fix
