@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -265,9 +266,10 @@ def refuse_inapplicable(options: Mapping[str, Any], *, protection: str, method: 
 
 
 def check_options(values: Mapping[str, Any], *, flags: Mapping[str, str] | None = None
-                  ) -> None:
+                  ) -> Mapping[str, Any]:
     """Refuse, naming it (as a flag, given the CLI's ``flags``), the first of ``values`` outside
-    its declared domain; an option at a default of None may stay None."""
+    its declared domain (an option at a default of None may stay None); else ``values``,
+    frozen: what the methods behind the front door trust without checking again."""
     for name, value in values.items():
         option = OPTIONS[name]
         if value is None and option.default is None:
@@ -276,6 +278,7 @@ def check_options(values: Mapping[str, Any], *, flags: Mapping[str, str] | None 
         if refusal is not None:
             spelled = (flags.get(name) or flag(name)) if flags is not None else name
             raise InputError(f"{spelled} {refusal}")
+    return MappingProxyType(dict(values))
 
 
 def check_limits(options: dict | None = None, *, time_limit=None, gap: float = 1e-6,

@@ -20,8 +20,11 @@ from cspopt.bounds.capacity import capacity_bound, capacity_lp, tails_off
 from cspopt.budget import Budget
 from cspopt.errors import InputError, SolverError
 from cspopt.io import read_table
-from cspopt.models.interval import build_interval_instance
-from cspopt.models.interval import CapacityOracle, root_separators
+from cspopt.models.interval import (
+    CapacityOracle,
+    build_interval_instance,
+    root_separators,
+)
 from cspopt.solving import solve_branch_and_cut, solve_interval
 from cspopt.table.generators import (
     gensup_class1,
@@ -515,7 +518,7 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
     guided, plain = lp_guided_attacker(inst, y), incremental_attacker(inst)
     assert audit(table, guided, requirement="interval", cells="sensitive").protected
     assert inst.weights[guided].sum() < inst.weights[plain].sum()
-    assert lp_guided_attacker(inst, y, deadline=0.0) is None  # past its deadline: no pattern
+    assert lp_guided_attacker(inst, y, budget=Budget.ending_at(0.0)) is None  # past its end: no pattern
 
 
 def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances):
@@ -526,7 +529,8 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     from cspopt.heuristics import lp_guided_attacker
     from cspopt.solving.neighbourhoods import search_support
 
-    def search(inst, until, time_limit=None):
+    def search(inst, seconds, time_limit=None):
+        budget = Budget(seconds)
         oracle = CapacityOracle(inst, method="lp")
         _, y, _, _ = capacity_lp(  # the branch-and-cut's root point
             inst, oracle, budget=Budget(time_limit),
@@ -534,7 +538,7 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
         guided = lp_guided_attacker(inst, y)
         start = np.isin(inst.candidates, guided).astype(float)
         return start, search_support(inst, y, [start], start, solve=solve_branch_and_cut,
-                                     lower_bound=0.0, until=until)
+                                     lower_bound=0.0, budget=budget)
 
     searched = 0
     for table in tiny_interval_tables(seed=5, count=25):
@@ -552,7 +556,7 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
     assert searched >= 5
     table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
     inst = build_interval_instance(table)
-    start, found = search(inst, time.perf_counter() + 35, time_limit=20)
+    start, found = search(inst, 35, time_limit=20)
     weights = inst.weights[inst.candidates]
     assert found is not None and weights @ found < weights @ start
     assert audit(table, inst.candidates[found > 0.5], requirement="interval",
@@ -614,7 +618,7 @@ def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instan
         return pattern
 
     search_balls(inst, start, solve=solve_branch_and_cut, offer=offer,
-                 until=time.perf_counter() + 40)
+                 budget=Budget(40))
     weights = inst.weights[inst.candidates]
     assert offered and weights @ offered[-1] < weights @ start
 
@@ -626,7 +630,7 @@ def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instan
     from cspopt.solving.neighbourhoods import STALLED_BALLS
 
     offered.clear()
-    assert search_balls(inst, start, solve=failing, offer=offer, until=None) == \
+    assert search_balls(inst, start, solve=failing, offer=offer, budget=Budget()) == \
         2 * min(inst.protected.size, STALLED_BALLS)
     assert not offered
 

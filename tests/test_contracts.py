@@ -22,7 +22,6 @@ from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import generators
 
 
-
 @pytest.mark.parametrize("method", list(HEURISTICS))
 def test_heuristics_answer_no_pattern_as_the_exact_methods_do(method):
     """fuzz table heur_infeasible: no pattern protects cell 12; ga, ls and capped exited 3

@@ -10,10 +10,10 @@ from oracles import brute_force
 
 import cspopt
 from cspopt.audit import audit
+from cspopt.budget import Budget
 from cspopt.errors import InvalidCellError
 from cspopt.io import read_table
 from cspopt.solving import solve_branch_and_cut, solve_exact, solve_interval
-
 
 
 def check(result, table, requirement, optimum):
@@ -95,7 +95,7 @@ def test_incremental_attacker_fallbacks_are_safe():
 
     table = read_table(FUZZ / "fz_3d_0.jj")
     inst = build_interval_instance(table)
-    late = incremental_attacker(inst, deadline=time.perf_counter() - 1.0)
+    late = incremental_attacker(inst, budget=Budget.ending_at(time.perf_counter() - 1.0))
     assert late.tolist() == inst.candidates.tolist()
     assert audit(table, late, requirement="interval").protected
     partial = inst.candidates[:3]

@@ -10,11 +10,12 @@ import json
 
 import numpy as np
 import pytest
-from oracles import brute_force, cube_table, small_cube
 from helpers import run
+from oracles import brute_force, cube_table, small_cube
 
 import cspopt
 from cspopt.audit import audit
+from cspopt.budget import Budget
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.heuristics import sp_heuristic
 from cspopt.io import write_jj
@@ -185,7 +186,7 @@ def test_hypercube_fails_where_no_rectangle_is_wide_enough():
 def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_pattern(method):
     table = g.gensup_class1(40, 40, seed=1)
     inst = build_interval_instance(table)
-    assert HEURISTICS[method](inst, deadline=0.0).stopped
+    assert HEURISTICS[method](inst, budget=Budget.ending_at(0.0)).stopped
     result = cspopt.solve(table, method=method, time_limit=1e-6)
     assert result.status == "feasible" and "stopped at the time limit" in result.message
     assert audit(table, result.suppressed, requirement="interval").protected

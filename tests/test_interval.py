@@ -10,7 +10,11 @@ from oracles import brute_force_interval, small_cube, tiny_interval_tables, tiny
 from cspopt import Table, audit
 from cspopt.errors import InputError
 from cspopt.io import read_table
-from cspopt.models.interval import IntervalInstance, build_fs_model, build_interval_instance
+from cspopt.models.interval import (
+    IntervalInstance,
+    build_fs_model,
+    build_interval_instance,
+)
 from cspopt.solving import solve_interval
 from cspopt.table.generators import gensup_class2, hierarchical_2d
 
@@ -199,8 +203,8 @@ def test_incremental_attacker_without_warm_starts(monkeypatch):
 
     warm_init = heuristic._ResolvedLP.__init__
 
-    def cold_init(self, matrix, deadline=None):
-        warm_init(self, matrix, deadline)
+    def cold_init(self, matrix, budget=None):
+        warm_init(self, matrix, budget)
         self.warm = False
 
     monkeypatch.setattr(heuristic._ResolvedLP, "__init__", cold_init)

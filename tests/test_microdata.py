@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 import pytest
-from oracles import brute_force
 from helpers import run
+from oracles import brute_force
 
 import cspopt
 from cspopt.audit import audit

@@ -33,12 +33,12 @@ data with linear constraints", Management Science 47 (2001) 1008-1027.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import replace
 
 import numpy as np
 
 from cspopt.backends.highs import run_highs
+from cspopt.budget import Budget
 from cspopt.errors import SolverError
 from cspopt.heuristics.cell_arcs import PathsOutcome
 from cspopt.models.interval import IntervalInstance
@@ -52,14 +52,14 @@ log = logging.getLogger(__name__)
 CELL_SECONDS = 60.0
 
 
-def capped_sequential(inst: IntervalInstance, *, deadline: float | None = None,
+def capped_sequential(inst: IntervalInstance, *, budget: Budget | None = None,
                       cell_seconds: float = CELL_SECONDS, order=None) -> PathsOutcome:
     """The union of the capped single-cell MIPs' patterns, cell by cell in ``order``
     (positions in ``inst.protected``; default as listed).
 
     Returns a :class:`~cspopt.heuristics.cell_arcs.PathsOutcome` over ``inst.candidates``.
-    A cell whose MIP finds no pattern in its time, or that the ``deadline`` leaves
-    unvisited, is left to the caller (``stopped`` says the deadline came); every pattern
+    A cell whose MIP finds no pattern in its time, or that the ``budget``'s end leaves
+    unvisited, is left to the caller (``stopped`` says the budget expired); every pattern
     returned protects the cells visited.
     """
     ny = inst.candidates.size
@@ -69,8 +69,7 @@ def capped_sequential(inst: IntervalInstance, *, deadline: float | None = None,
     outcome = PathsOutcome(suppressed=y)
     order = np.arange(inst.protected.size) if order is None else np.asarray(order)
     for k in order.tolist():
-        left = cell_seconds if deadline is None else min(cell_seconds,
-                                                         deadline - time.perf_counter())
+        left = cell_seconds if budget is None else min(cell_seconds, budget.remaining())
         if left <= 0:
             outcome.stopped = True
             break

@@ -15,10 +15,9 @@ relations form a network: 2-D tables, and 2-D tables with one hierarchical dimen
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.heuristics.cell_arcs import PathsOutcome, cell_arcs, finish
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table.network import TableNetwork
@@ -31,7 +30,7 @@ _FLIP = {"down": "up", "up": "down"}
 
 
 def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = None,
-                     deadline: float | None = None) -> PathsOutcome:
+                     budget: Budget | None = None) -> PathsOutcome:
     """Castro (2007) Fig. 6 on the network of ``inst.table``.
 
     For each protected cell ``p`` with ``x_p^+ = (s, t)`` and each of its levels
@@ -50,8 +49,7 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     cell that no earlier path protected.
 
     Returns a :class:`PathsOutcome`; where no path exists, the cell and side are listed in
-    ``failed`` and the others are still protected. Past ``deadline`` (a
-    ``time.perf_counter()`` value) it stops with ``stopped=True``.
+    ``failed`` and the others are still protected. Once ``budget`` expires it stops with ``stopped=True``.
     """
     table = inst.table
     arcs = cell_arcs(inst, "Castro's shortest-paths heuristic", network)
@@ -86,7 +84,7 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
             used[p] = True
             used[behind.get((side, k), [])] = True
             while credit[side][k] < need * (1 - _TOLERANCE):
-                if deadline is not None and time.perf_counter() > deadline:
+                if budget is not None and budget.expired():
                     outcome.stopped = True
                     return finish(inst, in_pattern, outcome)
                 missing = need - credit[side][k]

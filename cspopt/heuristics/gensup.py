@@ -10,7 +10,6 @@ heuristic's gap on its class I tables (Fig. 8) and over 70 % overall.
 from __future__ import annotations
 
 import logging
-import time
 
 import numpy as np
 
@@ -56,7 +55,7 @@ class _Population:
 
 def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
                      lp_point: np.ndarray | None = None, population: int = 20,
-                     generations: int = 20, stall: int = 10, deadline: float | None = None
+                     generations: int = 20, stall: int = 10, budget: Budget | None = None
                      ) -> PathsOutcome:
     """GenSup (Almeida, Schütz & Carvalho 2008 §4) on ``inst``.
 
@@ -73,7 +72,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
     generation ``generations // 2``): for each suppressed cell, SP with the others free of
     cost; a cheaper result is kept. Renewal: the ``population`` cheapest of parents and
     children, costs pairwise different. Stop: ``generations`` generations, ``stall``
-    without improvement, or ``deadline``. Randomness comes from ``seed`` only.
+    without improvement, or when ``budget`` expires. Randomness comes from ``seed`` only.
 
     Returns a :class:`~cspopt.heuristics.cell_arcs.PathsOutcome` with the best pattern (SP's
     flows prove each level; sliding protection is the caller's).
@@ -93,7 +92,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
             suppressed = np.zeros(table.num_cells, dtype=bool)
             suppressed[inst.candidates[y > 0.5]] = True
         found = sp_heuristic(inst, costs=costs, suppressed=suppressed, arcs=arcs,
-                             deadline=deadline)
+                             budget=budget)
         outcome.num_paths += found.num_paths
         if found.failed:
             outcome.failed = found.failed
@@ -105,13 +104,13 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
         pattern; fuzz tables gensup_prune_2d and gensup_prune_hier)."""
         if not oracle.protects(y):
             return y
-        return oracle.prune(y, np.argsort(-weights, kind="stable"), Budget.ending_at(deadline))
+        return oracle.prune(y, np.argsort(-weights, kind="stable"), budget)
 
     def mutate(y: np.ndarray) -> np.ndarray:
         """Each suppressed cell in turn: re-route with the others free of cost."""
         best, cost = y, pool.cost(y)
         for j in np.flatnonzero(y > 0.5)[np.argsort(-weights[y > 0.5], kind="stable")]:
-            if deadline is not None and time.perf_counter() > deadline:
+            if budget is not None and budget.expired():
                 break
             if best[j] < 0.5:
                 continue
@@ -135,7 +134,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
             pool.offer(clean(guided))
     try:
         seeds = [found.suppressed for found in pbp_patterns(inst, population - 2, arcs=arcs,
-                                                            deadline=deadline)
+                                                            budget=budget)
                  if not found.stopped and not found.failed]
     except InputError:  # not 2-D: perturbed weights diversify instead
         seeds = [repaired(None, inst.weights * rng.uniform(0.5, 1.5, inst.weights.size))
@@ -147,7 +146,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
 
     quiet = 0
     for generation in range(generations):
-        if quiet >= stall or (deadline is not None and time.perf_counter() > deadline):
+        if quiet >= stall or (budget is not None and budget.expired()):
             break
         ranked = pool.ranked()
         elite = ranked[:max(1, len(ranked) // 4)]
@@ -170,7 +169,7 @@ def gensup_heuristic(inst: IntervalInstance, *, seed: int = 0,
         quiet = 0 if improved else quiet + 1
         log.info("gensup: generation %d, best %g, population %d", generation + 1,
                  pool.cost(pool.ranked()[0]), len(pool.ranked()))
-    outcome.stopped = deadline is not None and time.perf_counter() > deadline
+    outcome.stopped = budget is not None and budget.expired()
     outcome.suppressed = pool.ranked()[0]
     return outcome
 

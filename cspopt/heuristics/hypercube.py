@@ -13,10 +13,9 @@ with large protection levels no rectangle may be wide enough, and the method fai
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.heuristics.cell_arcs import PathsOutcome, finish
 from cspopt.models.interval.instance import IntervalInstance
@@ -28,7 +27,7 @@ __all__ = ["hypercube_heuristic"]
 _TOLERANCE = 1e-9
 
 
-def hypercube_heuristic(inst: IntervalInstance, *, deadline: float | None = None
+def hypercube_heuristic(inst: IntervalInstance, *, budget: Budget | None = None
                         ) -> PathsOutcome:
     """The hypercube method (2-D form) on ``inst``.
 
@@ -74,7 +73,7 @@ def hypercube_heuristic(inst: IntervalInstance, *, deadline: float | None = None
               table.sliding_protection[protected])
     outcome = PathsOutcome(np.zeros(inst.candidates.size))
     for k in np.argsort(-np.maximum(levels[0], levels[1]), kind="stable").tolist():
-        if deadline is not None and time.perf_counter() > deadline:
+        if budget is not None and budget.expired():
             outcome.stopped = True
             break
         p = int(protected[k])

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, new_highs
+from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 
 __all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
-                         deadline: float | None = None, costs: np.ndarray | None = None,
+                         budget: Budget | None = None, costs: np.ndarray | None = None,
                          order=None, fallback: bool = True) -> np.ndarray | None:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
@@ -36,7 +37,7 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     attacker completion, so each requirement holds for the final pattern. A sliding
     requirement raises the upper target to ``max(upl, spl - lpl)``. Returns the suppressed
     candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
-    pattern to complete. Past ``deadline`` (a ``time.perf_counter()`` value) the cells not yet
+    pattern to complete. Once ``budget`` expires the cells not yet
     protected are covered by suppressing every candidate: still safe whenever any pattern
     is, and a time-limited caller keeps an audited incumbent to prune (``fallback=False``:
     ``None`` instead). ``costs`` (one per free cell, ``inst.free``) replace the weights as
@@ -56,7 +57,7 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
                                                                              dtype=np.int64))
     weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
-    lp = _ResolvedLP(matrix, deadline)
+    lp = _ResolvedLP(matrix, budget)
     order = range(inst.protected.size) if order is None else order
     for done, group in enumerate(order):
         if lp.out_of_time():
@@ -120,20 +121,19 @@ class _ResolvedLP:
     presolve on hierarchical ones.
     """
 
-    def __init__(self, matrix: sp.csr_matrix, deadline: float | None = None):
+    def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None):
         n, m = matrix.shape[1], matrix.shape[0]
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.columns = np.arange(n, dtype=np.int32)
         self.cold_seconds: float | None = None  # the first solve's time
         self.warm = True
-        self.deadline = deadline
-        self.stopped = False  # an LP was stopped by the deadline
+        self.budget = budget
+        self.stopped = False  # an LP was stopped by the budget's end
 
     def out_of_time(self) -> bool:
-        """Has the deadline passed (or stopped an LP)?"""
-        return self.stopped or (self.deadline is not None
-                                and time.perf_counter() > self.deadline)
+        """Has the budget expired (or stopped an LP)?"""
+        return self.stopped or (self.budget is not None and self.budget.expired())
 
     def solve(self, cost, lo, hi) -> np.ndarray | None:
         """The optimal ``x``, or None if the LP has none or the deadline stopped it (one LP
@@ -165,9 +165,9 @@ class _ResolvedLP:
         h.setOptionValue("presolve", "off" if warm else "on")
         if not warm:
             h.clearSolver()
-        if self.deadline is not None:  # HiGHS counts the model's run time over all solves
-            h.setOptionValue("time_limit", h.getRunTime() + max(
-                self.deadline - time.perf_counter(), 0.0))
+        if self.budget is not None and self.budget.end is not None:
+            # HiGHS counts the model's run time over all solves
+            h.setOptionValue("time_limit", h.getRunTime() + self.budget.time_limit())
         h.run()
         if h.getModelStatus() == TIME_LIMIT:
             self.stopped = True
@@ -179,16 +179,16 @@ _GUIDED_FLOOR = 1e-3
 
 
 def lp_guided_attacker(inst: IntervalInstance, y_candidates: np.ndarray, *,
-                       deadline: float | None = None) -> np.ndarray | None:
+                       budget: Budget | None = None) -> np.ndarray | None:
     """The incremental attacker guided by an LP point ``y*`` (one value per candidate).
 
     The sequential heuristic of tau-ARGUS' optimal engine (Fischetti & Salazar-Gonzalez
     2001, run from the LP's point): each attacker LP prices a candidate at
     ``((1 - y*_i) + 0.001) w_i``, so the requirements are met through the cells the
     relaxation already suppresses. Returns the suppressed candidates, or ``None`` if
-    ``deadline`` passes first.
+    ``budget`` expires first.
     """
-    return incremental_attacker(inst, deadline=deadline, costs=lp_guided_costs(
+    return incremental_attacker(inst, budget=budget, costs=lp_guided_costs(
         inst, y_candidates)[inst.free], fallback=False)
 
 

@@ -15,10 +15,9 @@ enlarges it until it protects.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.errors import InputError, NotNetworkError
 from cspopt.heuristics.cell_arcs import CellArcs, PathsOutcome, cell_arcs
 from cspopt.heuristics.shortest_paths import sp_heuristic
@@ -32,7 +31,7 @@ _PASSES = 5
 
 
 def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = None,
-                 deadline: float | None = None) -> list[PathsOutcome]:
+                 budget: Budget | None = None) -> list[PathsOutcome]:
     """The ``count`` PBP patterns (Almeida et al. 2008 §3.1), each repaired by SP.
 
     Phase 1, individual ``t``: for each protected cell ``p`` (decreasing value) and each of
@@ -42,7 +41,7 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
     of weight, starting at the ``t``-th (wrapping round); then, as a second variant,
     :func:`_no_single_suppressions`. Phase 2: :func:`sp_heuristic` with the phase-1 cells
     suppressed, for each variant; the cheaper repair is kept. Complexity ``O(count x
-    (sensitive x line length + SP))``. Stops early (fewer patterns) past ``deadline``. ``arcs``: see
+    (sensitive x line length + SP))``. Stops early (fewer patterns) once ``budget`` expires. ``arcs``: see
     :func:`sp_heuristic`.
 
     Raises
@@ -72,7 +71,7 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
     order = np.argsort(-table.values[inst.protected], kind="stable")
     patterns = []
     for t in range(count):
-        if deadline is not None and time.perf_counter() > deadline:
+        if budget is not None and budget.expired():
             break
         suppressed = table.sensitive & free
         for k in order.tolist():
@@ -85,13 +84,13 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
                         break
                     suppressed[c] = True
                     have += float(capacity[c])
-        repaired = [sp_heuristic(inst, suppressed=suppressed, arcs=arcs, deadline=deadline)]
+        repaired = [sp_heuristic(inst, suppressed=suppressed, arcs=arcs, budget=budget)]
         changed = suppressed.copy()
         _no_single_suppressions(changed, graph, free & ~table.sensitive, capacity, weight,
                                 table.sensitive)
         if not np.array_equal(changed, suppressed):
             repaired.append(sp_heuristic(inst, suppressed=changed, arcs=arcs,
-                                         deadline=deadline))
+                                         budget=budget))
         patterns.append(_cheapest(repaired, weights))
     return patterns
 
@@ -149,11 +148,11 @@ def _lines(table):
         raise InputError(f"PBP needs a 2-D table without hierarchies: {error}") from None
 
 
-def pbp_heuristic(inst: IntervalInstance, *, count: int = 10, deadline: float | None = None
+def pbp_heuristic(inst: IntervalInstance, *, count: int = 10, budget: Budget | None = None
                   ) -> PathsOutcome:
     """The cheapest of :func:`pbp_patterns` (``count`` of them)."""
     _lines(inst.table)  # refused first as PBP's, not as the SP repair's
-    patterns = pbp_patterns(inst, count, arcs=cell_arcs(inst, "PBP"), deadline=deadline)
+    patterns = pbp_patterns(inst, count, arcs=cell_arcs(inst, "PBP"), budget=budget)
     if not patterns:
         return PathsOutcome(np.zeros(inst.candidates.size), stopped=True)
     best = _cheapest(patterns, inst.weights[inst.candidates])

@@ -11,10 +11,9 @@ crossover repairs offspring with.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.heuristics.cell_arcs import CellArcs, PathsOutcome, cell_arcs, finish
 from cspopt.models.interval.instance import IntervalInstance
 
@@ -26,7 +25,7 @@ _TOLERANCE = 1e-9
 
 def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
                  suppressed: np.ndarray | None = None, arcs: CellArcs | None = None,
-                 deadline: float | None = None) -> PathsOutcome:
+                 budget: Budget | None = None) -> PathsOutcome:
     """The SP heuristic of Almeida, Schütz & Carvalho (2008) §3.1 on ``inst``.
 
     For each protected cell ``p = (s -> t)`` in decreasing order of its largest level, the
@@ -55,7 +54,7 @@ def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
     already protects costs paths of zero cost only.
 
     Returns a :class:`~cspopt.heuristics.cell_arcs.PathsOutcome`; a level that no path can meet
-    (the table has no pattern protecting it) is listed in ``failed``. Past ``deadline`` it
+    (the table has no pattern protecting it) is listed in ``failed``. Once ``budget`` expires it
     stops with ``stopped=True``.
     """
     table = inst.table
@@ -76,7 +75,7 @@ def sp_heuristic(inst: IntervalInstance, *, costs: np.ndarray | None = None,
             flow = np.zeros(free.size)
             pushed = 0.0
             while pushed < need * (1 - _TOLERANCE):
-                if deadline is not None and time.perf_counter() > deadline:
+                if budget is not None and budget.expired():
                     outcome.stopped = True
                     return finish(inst, in_pattern, outcome)
                 residual = np.where(arc_up, (arcs.up - flow)[arc_cell],

@@ -18,11 +18,11 @@ same loop with a population of one and a fixed operator (:func:`local_search`).
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.heuristics.cell_arcs import PathsOutcome
 from cspopt.heuristics.incremental import incremental_attacker
 from cspopt.models.interval.instance import IntervalInstance
@@ -57,13 +57,13 @@ class _Individual:
 
 def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
              evaluations: int = 200, operator: str = "adaptive", groups: int | None = None,
-             deadline: float | None = None) -> PathsOutcome:
+             budget: Budget | None = None) -> PathsOutcome:
     """Smith et al. (2012) §IV: the self-adaptive GA over the incremental attacker's order.
 
     Fitness: the cost of :func:`~cspopt.heuristics.incremental.incremental_attacker` run
     in the individual's order. Stops after ``evaluations`` fitness evaluations, when the
     population's mean stays within 1 % of the best for 100 offspring (a population of two
-    or more), or at ``deadline``
+    or more), or when ``budget`` expires
     (keeping the best found; before the first evaluation ends, the pattern of every
     candidate). ``num_paths`` counts evaluations. Randomness comes from ``seed`` only.
     ``operator``: ``"adaptive"`` (the operator and its probability are genes, §IV-B) or
@@ -83,7 +83,7 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
 
     def evaluate(order, operator, rate) -> _Individual | None:
         pattern = incremental_attacker(inst, order=[members[g] for g in order],
-                                       deadline=deadline, fallback=False)
+                                       budget=budget, fallback=False)
         outcome.num_paths += 1
         if pattern is None:
             return None
@@ -101,7 +101,7 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
         pool.append(found)
     close = 0
     while pool and outcome.num_paths < evaluations:
-        if deadline is not None and time.perf_counter() > deadline:
+        if budget is not None and budget.expired():
             break
         first, second = _tournament(pool, rng), _tournament(pool, rng)
         order = (_order_crossover(first.order, second.order, rng)
@@ -124,7 +124,7 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
         close = close + 1 if costs.mean() <= 1.01 * costs.min() else 0
         if population > 1 and close >= _CONVERGED_FOR:
             break
-    outcome.stopped = deadline is not None and time.perf_counter() > deadline
+    outcome.stopped = budget is not None and budget.expired()
     if pool:
         best = min(pool, key=lambda member: member.cost)
         outcome.suppressed = np.isin(inst.candidates, best.pattern).astype(float)
@@ -135,13 +135,13 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
 
 def local_search(inst: IntervalInstance, *, seed: int = 0, evaluations: int = 200,
                  operator: str = "swap", groups: int | None = None,
-                 deadline: float | None = None) -> PathsOutcome:
+                 budget: Budget | None = None) -> PathsOutcome:
     """Smith et al. (2012) §IV's local searches (LS-Swap, LS-Insert, LS-Invert): from the
     decreasing-weight order, mutate the order with ``operator`` and keep the child when
     its incremental-attacker pattern is cheaper; :func:`smith_ga` with a population of one
     (the paper's own definition), same options and stopping rules."""
     return smith_ga(inst, seed=seed, population=1, evaluations=evaluations,
-                    operator=operator, groups=groups, deadline=deadline)
+                    operator=operator, groups=groups, budget=budget)
 
 
 def group_by_weight(inst: IntervalInstance, groups: int) -> list[np.ndarray]:

@@ -10,7 +10,7 @@ returned has passed the independent audit; every bound is valid.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 
 import numpy as np
@@ -19,9 +19,9 @@ from cspopt.audit import interval_verdict
 from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
 from cspopt.errors import InputError
+from cspopt.methods import heuristic_names, methods_for
 from cspopt.models.exact import build_instance
 from cspopt.models.suppression import candidate_mask, suppression_options
-from cspopt.methods import heuristic_names, methods_for
 from cspopt.options import (
     INTERVAL_OPTIONS,
     OPTIONS,
@@ -176,7 +176,7 @@ def solve(
                  processes=processes, clean=clean, certify=certify, seed=seed,
                  operator=operator, groups=groups, instance=instance)
     refuse_inapplicable(given, protection=protection, method=method)
-    check_options(given)
+    given = check_options(given)
     if gap != DEFAULT_GAP and (method in heuristic_names() or method == "lagrangian"):
         raise InputError(f"gap (--gap): for the methods that search for a proof by a MIP or a "
                          f"branch-and-cut, not method {method!r}")
@@ -196,7 +196,7 @@ def solve(
                         gap=gap, verbose=verbose, progress=progress, started=started)
 
 
-def _solve_interval(table, method: str, given: dict, *, time_limit, gap, verbose, progress,
+def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verbose, progress,
                     start) -> SolveResult:
     """:func:`solve` for interval protection, its options checked: the method's own
     (``given``: every option by name) and the instance's."""

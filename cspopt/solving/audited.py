@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from cspopt.audit import audit, interval_verdict
+from cspopt.budget import Budget
 from cspopt.errors import InputError, SolverError
 from cspopt.models.exact import ExactInstance
 from cspopt.models.suppression import candidate_mask
@@ -52,7 +53,7 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     return checked
 
 
-def repair_interval_pattern(inst, y, timings: dict, *, deadline: float | None = None):
+def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None):
     """The final interval audit of the 0/1 point ``y`` over ``inst.candidates``, with repair.
 
     Where the judge (:func:`cspopt.audit.interval_verdict`) rejects the pattern (a solver's
@@ -74,7 +75,7 @@ def repair_interval_pattern(inst, y, timings: dict, *, deadline: float | None = 
         exposed = list(checked.exposed)
         log.info("the pattern exposes cells %s by the audit; repairing it", exposed)
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
-            inst, suppressed=pattern_cells(inst, y), deadline=deadline)).astype(float)
+            inst, suppressed=pattern_cells(inst, y), budget=budget)).astype(float)
         y = np.maximum(y, completed)
         checked = interval_verdict(table, pattern_cells(inst, y))
         note = ("completed by the incremental attacker for "

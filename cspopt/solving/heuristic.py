@@ -90,7 +90,7 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
                 inst, oracle, budget=budget.opening(_LP_SHARE))
         lower = max(lower, integral_bound(bound, weights_y))
     with budget.phase("heuristic"):
-        found = HEURISTICS[method](inst, deadline=search.end, **options)
+        found = HEURISTICS[method](inst, budget=search, **options)
     notes = ["stopped at the time limit"] if found.stopped else []
     y = found.suppressed
     if found.failed:
@@ -107,9 +107,9 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         y = given_start  # the first incumbent stands
         notes.append(f"{failure}: the start pattern is returned")
     # the judge's verdict, and the completion where the heuristic stopped short (the
-    # deadline, or sliding protection, which the papers' methods ignore); the audit's LPs
+    # budget's end, or sliding protection, which the papers' methods ignore); the audit's LPs
     # that push many cells at once settle a protecting pattern in a few solves
-    y, checked, repaired = repair_interval_pattern(inst, y, timings, deadline=search.end)
+    y, checked, repaired = repair_interval_pattern(inst, y, timings, budget=search)
     if y is None:  # some cell no pattern protects
         return _no_pattern(name, table, inst, checked.exposed, budget)
     notes += [repaired] if repaired else []

@@ -19,9 +19,10 @@ import scipy.sparse as sp
 
 from cspopt.audit import interval_verdict
 from cspopt.backends.highs import run_highs
-from cspopt.backends.program import LinearProgram
 from cspopt.backends.outcome import SolverOutcome
+from cspopt.backends.program import LinearProgram
 from cspopt.backends.pyomo import solve_pyomo_model
+from cspopt.budget import Budget
 from cspopt.heuristics.incremental import incremental_attacker
 from cspopt.models.interval import (
     CapacityOracle,
@@ -54,13 +55,13 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     started = time.perf_counter()
     check_options(dict(route=route))
     check_limits(time_limit=time_limit, gap=gap)
+    budget = Budget(time_limit)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
     history, timings = [], {}
     if mip_start is None and not relax and inst.protected.size:
         t0 = time.perf_counter()
-        start_pattern = incremental_attacker(inst, deadline=None if time_limit is None
-                                             else started + HEURISTIC_SHARE * time_limit)
+        start_pattern = incremental_attacker(inst, budget=budget.opening(HEURISTIC_SHARE))
         timings["heuristic"] = time.perf_counter() - t0
         if interval_verdict(table, start_pattern).protected:
             mip_start = start_pattern
@@ -69,10 +70,10 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
                                     inst.weights[start_pattern].sum()), phase="heuristic"))
     t0 = time.perf_counter()
     # the search stops early enough for the final audit (it always runs) to fit the limit
-    deadline = None if time_limit is None else started + (1 - AUDIT_SHARE) * time_limit
+    search = budget.opening(1 - AUDIT_SHARE)
 
     def left() -> float | None:
-        return None if deadline is None else max(deadline - time.perf_counter(), 0.1)
+        return None if search.end is None else max(search.remaining(), 0.1)
 
     time_limit = left()
     if route == "matrix":

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cspopt.audit import audit_seconds
+from cspopt.backends.scip_capacity import run_capacity_scip
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.single_cell import (
     SINGLE_CELL_SECONDS,
@@ -45,7 +46,6 @@ from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE
 from cspopt.solving.audited import pattern_cells
 from cspopt.solving.incumbent import Incumbent
 from cspopt.solving.neighbourhoods import search_neighbourhoods
-from cspopt.backends.scip_capacity import run_capacity_scip
 from cspopt.solving.search_process import SearchJob, SearchProcess, available_processes
 
 __all__ = ["Phase", "Run", "SCHEDULE", "SHARES", "SEARCH_PROCESS_FROM", "network_heuristic"]
@@ -186,7 +186,7 @@ def network_heuristic(inst, oracle: CapacityOracle, budget: Budget,
     if oracle.network is None or not inst.protected.size:
         return None
     found = sp_heuristic(inst, costs=costs, arcs=cell_arcs(inst, "SP", oracle.network),
-                         deadline=budget.end)
+                         budget=budget)
     return None if found.stopped or found.failed else found.suppressed
 
 
@@ -200,11 +200,11 @@ def start_heuristics(run: Run, budget: Budget) -> None:
         focus = run.focus
         for subset in ([inst.keep(focus)] if focus is not None else []) + [inst]:
             greedy = candidate_mask(inst.table, inst.candidates, incremental_attacker(
-                subset, deadline=budget.end)).astype(float)
+                subset, budget=budget)).astype(float)
             if incumbent.offer("heuristic", greedy, run.dearest_first, budget):
                 break
     if oracle.network is None and run.ny and 0 < inst.protected.size <= _CAPPED_CELLS:
-        capped = capped_sequential(inst, deadline=budget.end)
+        capped = capped_sequential(inst, budget=budget)
         if not capped.stopped and incumbent.cost(capped.suppressed) < incumbent.upper:
             incumbent.offer("capped MIPs", capped.suppressed, run.dearest_first, budget)
 
@@ -247,7 +247,7 @@ def _guided_pattern(run: Run, budget: Budget) -> None:
     inst = run.inst
     guided = network_heuristic(inst, run.oracle, budget, lp_guided_costs(inst, run.root_y))
     if guided is None:
-        guided = lp_guided_attacker(inst, run.root_y, deadline=budget.end)
+        guided = lp_guided_attacker(inst, run.root_y, budget=budget)
         guided = None if guided is None else candidate_mask(
             inst.table, inst.candidates, guided).astype(float)
     if guided is not None:
@@ -305,9 +305,8 @@ def searches(run: Run, budget: Budget) -> None:
             run.inst, incumbent.y, run.root_y, incumbent.found, solve=run.solve,
             offer=lambda phase, y: (incumbent.found[-1] if incumbent.offer(
                 phase, y, run.lp_order, run.search) else None),
-            lower_bound=incumbent.lower, balls_until=run.search.share(SHARES["balls"]).end,
-            support_seconds=run.budget.fraction(SHARES["neighbourhood"]),
-            until=run.search.end))
+            lower_bound=incumbent.lower, balls=run.search.share(SHARES["balls"]),
+            support_seconds=run.budget.fraction(SHARES["neighbourhood"]), budget=run.search))
 
 
 def _start_search_process(run: Run, *, support: bool) -> SearchProcess | None:

@@ -28,12 +28,12 @@ problems", CP 1998, LNCS 1520, 417-431.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from cspopt.budget import Budget
 from cspopt.errors import CspoptError
 from cspopt.models.interval import FixedOutside, IntervalInstance
 from cspopt.models.suppression import candidate_mask
@@ -68,13 +68,13 @@ _LOCAL = dict(neighbourhood=False, bridgeless=False, final_audit=lambda suppress
 def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y: np.ndarray,
                           patterns: list, *, solve: Callable[..., SolveResult],
                           offer: Callable[[str, np.ndarray], np.ndarray | None],
-                          lower_bound: float, balls_until: float | None,
-                          support_seconds: float | None, until: float | None,
+                          lower_bound: float, balls: Budget, support_seconds: float | None,
+                          budget: Budget,
                           interlude: Callable[[], np.ndarray | None] | None = None
                           ) -> dict[str, float]:
-    """Balls around the sensitive cells until ``balls_until`` (:func:`search_balls`), then the
+    """Balls around the sensitive cells within ``balls`` (:func:`search_balls`), then the
     support neighbourhood of everything found (:func:`search_support`) for at most
-    ``support_seconds`` and never past ``until``.
+    ``support_seconds`` and within ``budget``.
 
     Every cheaper pattern goes to ``offer(phase, y)`` (``phase`` ``"balls"`` or
     ``"neighbourhood"``), which returns it audited and cleaned, or None, and appends what
@@ -90,13 +90,11 @@ def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y:
             best.append(cleaned)
         return cleaned
 
-    search_balls(inst, incumbent, solve=solve, offer=offer_ball, until=balls_until,
+    search_balls(inst, incumbent, solve=solve, offer=offer_ball, budget=balls,
                  interlude=interlude)
     t1 = time.perf_counter()
-    support_until = (until if support_seconds is None
-                     else min(math.inf if until is None else until, t1 + support_seconds))
     local = search_support(inst, root_y, patterns, best[-1], solve=solve,
-                           lower_bound=lower_bound, until=support_until)
+                           lower_bound=lower_bound, budget=budget.within(support_seconds))
     if local is not None:
         offer("neighbourhood", local)
     return dict(balls=t1 - t0, neighbourhood=time.perf_counter() - t1)
@@ -104,7 +102,7 @@ def search_neighbourhoods(inst: IntervalInstance, incumbent: np.ndarray, root_y:
 
 def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
                    incumbent: np.ndarray, *, solve: Callable[..., SolveResult],
-                   lower_bound: float, until: float | None) -> np.ndarray | None:
+                   lower_bound: float, budget: Budget) -> np.ndarray | None:
     """The best pattern among those that suppress only cells some pattern found so far
     suppresses or the root LP uses most.
 
@@ -124,12 +122,11 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
     keep[by_lp[:max(cap - int(keep.sum()), 0)]] = True
     if keep.all():  # no smaller problem to solve
         return None
-    remaining = None if until is None else until - time.perf_counter()
-    if remaining is not None and remaining <= 0:
+    if budget.expired():
         return None
     table = inst.table
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
-    found = _restricted(solve, table, time_limit=remaining, weights=inst.weights,
+    found = _restricted(solve, table, time_limit=budget.time_limit(), weights=inst.weights,
                         must_publish=published, mip_start=inst.candidates[incumbent > 0.5],
                         lower_bound=lower_bound)
     if found is None:  # the cells kept cannot protect them all, or no time was left
@@ -141,12 +138,12 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
 
 def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
                  solve: Callable[..., SolveResult],
-                 offer: Callable[[np.ndarray], np.ndarray | None], until: float | None,
+                 offer: Callable[[np.ndarray], np.ndarray | None], budget: Budget,
                  seed: int = 0,
                  interlude: Callable[[], np.ndarray | None] | None = None) -> int:
     """Re-solve the incumbent inside balls around the sensitive cells, growing the balls at
     each local optimum (variable neighbourhood search, Mladenović & Hansen 1997), until the
-    largest balls find nothing better or ``until`` passes.
+    largest balls find nothing better or ``budget`` expires.
 
     The next centre is the one not tried since the last improvement whose relations hold the
     dearest suppressions of the incumbent: where a cheaper pattern is likeliest (better
@@ -179,10 +176,7 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
     best, cost = incumbent, float(weights @ incumbent)
     untried = np.ones(inst.protected.size, bool)
     solved = stalled = 0
-    while True:
-        remaining = None if until is None else until - time.perf_counter()
-        if remaining is not None and remaining <= 0:
-            break
+    while not budget.expired():
         better = None if interlude is None else interlude()
         if better is not None and weights @ better < cost - 1e-9:
             best, cost = better, float(weights @ better)
@@ -205,8 +199,7 @@ def search_balls(inst: IntervalInstance, incumbent: np.ndarray, *,
         local_table, must_publish = local.apply(published)
         found = _restricted(solve, local_table, weights=inst.weights,
                             must_publish=must_publish, mip_start=local.start,
-                            time_limit=BALL_SECONDS if remaining is None
-                            else min(remaining, BALL_SECONDS))
+                            time_limit=min(budget.remaining(), BALL_SECONDS))
         stalled += 1
         if found is None:
             continue

@@ -216,6 +216,7 @@ def _search(job: SearchJob, send, next_point) -> None:
     weights = inst.weights[inst.candidates]
     clock = time.perf_counter() - time.time()  # wall-clock times to this process's clock
     until = job.until + clock
+    budget = Budget.ending_at(until)
     patterns = list(job.patterns)
     best = [job.incumbent]
 
@@ -228,7 +229,7 @@ def _search(job: SearchJob, send, next_point) -> None:
         orders = [np.lexsort((-weights, guide))]
         if dearest_too:
             orders.append(np.argsort(-weights, kind="stable"))
-        cleaned = min((oracle.prune(y, order, Budget.ending_at(until)) for order in orders),
+        cleaned = min((oracle.prune(y, order, budget) for order in orders),
                       key=lambda pruned: float(weights @ pruned))
         patterns.append(cleaned)
         if weights @ cleaned < weights @ best[-1] - 1e-9:
@@ -241,7 +242,7 @@ def _search(job: SearchJob, send, next_point) -> None:
     def guided_by(point: np.ndarray) -> np.ndarray | None:
         """The pattern ``point`` guides, if it is the cheapest so far."""
         before, started = best[-1], time.perf_counter()
-        guided = lp_guided_attacker(inst, point, deadline=until)
+        guided = lp_guided_attacker(inst, point, budget=budget)
         if guided is not None:
             offer("lp-guided", candidate_mask(inst.table, inst.candidates, guided)
                   .astype(float), point, dearest_too=True)
@@ -258,8 +259,10 @@ def _search(job: SearchJob, send, next_point) -> None:
 
     guided_by(job.root_y)
     search_neighbourhoods(inst, best[-1], job.root_y, patterns, solve=job.solve, offer=offer,
-                          lower_bound=job.lower_bound, balls_until=job.balls_until + clock,
-                          support_seconds=None if job.support else 0.0, until=until,
+                          lower_bound=job.lower_bound,
+                          balls=Budget.ending_at(job.balls_until + clock),
+                          support_seconds=None if job.support else 0.0,
+                          budget=budget,
                           interlude=between_balls)
     while (left := until - time.perf_counter()) > 0:
         point = next_point(left)
