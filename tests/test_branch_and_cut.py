@@ -521,6 +521,7 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
     assert lp_guided_attacker(inst, y, budget=Budget.ending_at(0.0)) is None  # past its end: no pattern
 
 
+@pytest.mark.slow
 def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances):
     """The restricted branch-and-cut around the root LP's support and the incumbent: on tiny
     tables its pattern protects the whole table and costs at least the brute-force optimum;
@@ -563,6 +564,7 @@ def test_neighbourhood_search_is_safe_and_improves_hier13x7x7d(shared_instances)
                  cells="sensitive").protected
 
 
+@pytest.mark.slow
 def test_balls_fix_the_rest_of_the_pattern_and_improve_hier13x7x7d(shared_instances):
     """``FixedOutside`` states the incumbent's restriction to a region as a problem of its
     own whose optimum, inverted, is the best pattern that agrees with the incumbent outside

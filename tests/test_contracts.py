@@ -207,7 +207,7 @@ def test_a_time_limited_solve_always_has_the_audited_everything_pattern(monkeypa
 
 def _same_table(a, b, *, infinity=math.inf) -> None:
     """``a`` read back from ``b``, infinite a-priori bounds written as ``infinity``."""
-    from cspopt.io.csv import _relation_set
+    from cspopt.io.csv import relation_set
 
     assert a.num_cells == b.num_cells
     for field in ("values", "costs", "apriori_lower", "apriori_upper", "lower_protection",
@@ -217,7 +217,7 @@ def _same_table(a, b, *, infinity=math.inf) -> None:
             expected = np.where(np.isinf(expected), np.copysign(infinity, expected), expected)
         assert np.array_equal(getattr(a, field), expected), field
     assert list(a.status) == list(b.status)
-    assert _relation_set(a) == _relation_set(b)
+    assert relation_set(a) == relation_set(b)
 
 
 @pytest.mark.parametrize("source", ["generated", "pp.tab", "ex1.jj"])

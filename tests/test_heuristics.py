@@ -207,16 +207,16 @@ def test_smith_ga_operators_keep_permutations_and_the_ga_beats_the_weight_order(
     is never worse than the incremental attacker in decreasing weight order, which is in
     its first population (Smith et al. 2012 §IV), and a seed gives one pattern."""
     from cspopt.heuristics import incremental_attacker
-    from cspopt.heuristics.smith_ga import OPERATORS, _mutate, _order_crossover
+    from cspopt.heuristics.smith_ga import OPERATORS, mutate, order_crossover
 
     rng = np.random.default_rng(0)
     for n in (1, 2, 7, 30):
         first, second = rng.permutation(n), rng.permutation(n)
         if n > 1:
-            child = _order_crossover(first, second, rng)
+            child = order_crossover(first, second, rng)
             assert sorted(child) == list(range(n))
         for operator in OPERATORS:
-            assert sorted(_mutate(first, operator, 0.5, rng)) == list(range(n))
+            assert sorted(mutate(first, operator, 0.5, rng)) == list(range(n))
     table = g.smith_factors(12, 10, seed=3, sensitive=0.1)
     inst = build_interval_instance(table)
     by_weight = np.argsort(-inst.weights[inst.protected], kind="stable")
@@ -296,7 +296,7 @@ def test_cli_prints_one_json_document(tmp_path, method):
 
 def test_pbp_phase_one_leaves_no_single_suppression_in_a_line_without_sensitive_cells():
     """Almeida et al. (2008) §3.1, the end of phase 1: interchanges and substitutions."""
-    from cspopt.heuristics.pbp import _no_single_suppressions
+    from cspopt.heuristics.pbp import no_single_suppressions
     from cspopt.table.network import bipartite_graph
 
     table = g.gensup_class1(12, 12, seed=3)
@@ -307,7 +307,7 @@ def test_pbp_phase_one_leaves_no_single_suppression_in_a_line_without_sensitive_
                           table.apriori_upper - table.values)
     for _ in range(20):
         suppressed = table.sensitive | (candidate & (rng.random(table.num_cells) < 0.08))
-        _no_single_suppressions(suppressed, graph, candidate, capacity, table.costs,
+        no_single_suppressions(suppressed, graph, candidate, capacity, table.costs,
                                 table.sensitive)
         for node in (graph.row_node, graph.col_node):
             for line in np.unique(node):

@@ -199,15 +199,15 @@ def test_bound_oracle_for_interval_protection():
 
 def test_incremental_attacker_without_warm_starts(monkeypatch):
     """The cold path (taken when warm starts turn out slower) protects as well."""
+    from cspopt.backends.highs import Resolver
     from cspopt.heuristics import incremental as heuristic
 
-    warm_init = heuristic._ResolvedLP.__init__
+    def cold(*args, **options):
+        resolver = Resolver(*args, **options)
+        resolver.warm = False
+        return resolver
 
-    def cold_init(self, matrix, budget=None):
-        warm_init(self, matrix, budget)
-        self.warm = False
-
-    monkeypatch.setattr(heuristic._ResolvedLP, "__init__", cold_init)
+    monkeypatch.setattr(heuristic, "Resolver", cold)
     for table in (read_table(INSTANCES / "pp_shadow.jj"), gensup_class2(8, 6, seed=3)):
         pattern = heuristic.incremental_attacker(build_interval_instance(table))
         assert audit(table, pattern, requirement="interval", cells="sensitive").protected

@@ -56,7 +56,7 @@ def test_attacker_lp_in_kernel_coordinates_equals_the_relations_lp():
         cube = cube_table(rng.integers(1, 30, (3, 3, 2)), sensitive, "value", 0.2, 1.0)
         inst = build_interval_instance(cube, preprocessing=False)
         kernel, relations = CapacityOracle(inst), CapacityOracle(inst)
-        relations.lps._kernel = False
+        relations.lps.use_kernel = False
         assert kernel.lps.kernel_form()
         for _ in range(5):
             wide = rng.random() < 0.5

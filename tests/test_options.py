@@ -87,3 +87,42 @@ def test_the_docs_list_the_declared_options():
     from cspopt.options import options_table
 
     assert options_table() in (INSTANCES.parent / "docs" / "solve.md").read_text()
+
+
+def test_the_method_table_is_what_solve_and_the_cli_offer():
+    """One declaration (cspopt.methods): every heuristic loads, the API's methods and
+    HEURISTICS are read from it, each option's takers are the methods listing it, and the
+    order searches' operators are the heuristic's own."""
+    from cspopt.heuristics.smith_ga import OPERATORS
+    from cspopt.methods import METHOD_TABLE, heuristic_names, method_help, methods_for
+    from cspopt.options import OPERATOR_CHOICES
+    from cspopt.solving.api import METHODS
+    from cspopt.solving.heuristic import HEURISTICS
+
+    assert list(HEURISTICS) == list(heuristic_names())
+    assert all(callable(m.load()) for m in METHOD_TABLE if m.heuristic)
+    for protection in ("exact", "interval"):
+        assert METHODS[protection] == methods_for(protection)
+    for name, option in OPTIONS.items():
+        if option.methods is not None:
+            assert option.methods == {m.name for m in METHOD_TABLE if name in m.options}
+    assert OPERATOR_CHOICES == ("adaptive", *OPERATORS)
+    assert all(f"{m.name} = {m.doc}" in method_help() for m in METHOD_TABLE)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: cspopt.solve(t, protection="interval", method="ga", operator="shuffle"),
+     "operator must be one of 'adaptive', 'swap', 'insert', 'invert', not 'shuffle'"),
+    (lambda t: cspopt.solve(t, protection="interval", method="gensup", seed=-1),
+     "seed must be an integer >= 0, got -1"),
+    (lambda t: cspopt.solve(t, protection="exact", dual="newton"),
+     "dual must be one of"),
+    (lambda t: cspopt.solve(t, protection="exact", method="mip", route="socket"),
+     "route must be one of 'matrix', 'pyomo', not 'socket'"),
+    (lambda t: cspopt.solve(t, protection="interval", separation="maybe"),
+     "separation must be one of 'auto', 'network', 'lp', not 'maybe'"),
+])
+def test_option_values_are_checked_against_their_declared_domain(call, message):
+    table = read_table(INSTANCES / "pp_shadow.jj")
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        call(table)

@@ -6,6 +6,7 @@ import logging
 import time
 
 import numpy as np
+import pytest
 from oracles import brute_force_interval, tiny_interval_tables
 
 import cspopt.solving.interval_phases as phases
@@ -94,6 +95,7 @@ def test_a_stopped_or_failing_search_process_ends_and_ends_nothing(shared_instan
     assert "the search process failed: InputError" in caplog.text
 
 
+@pytest.mark.slow
 def test_a_solve_with_the_search_process_returns_an_audited_pattern(shared_instances,
                                                                      monkeypatch):
     """hier13x7x7d, 20 s: the searches run beside the tree (the time limit at which they do
@@ -106,6 +108,7 @@ def test_a_solve_with_the_search_process_returns_an_audited_pattern(shared_insta
     assert result.audit.protected and result.lower_bound <= result.objective
 
 
+@pytest.mark.slow
 def test_a_search_process_that_cannot_start_leaves_the_searches_in_turn(shared_instances,
                                                                          monkeypatch, caplog):
     """No child (here: starting one fails): the root's LP-guided pattern (and the searches,

@@ -61,6 +61,7 @@ def _root_cuts(table):
     return inst, capacity_lp(inst, CapacityOracle(inst))[2]
 
 
+@pytest.mark.slow
 def test_a_sensitive_grand_total_bounds_the_solve():
     """GenSup class II 12x10 seed 3: the grand total needs the capacity of many cells (its
     cuts are knapsacks) and carries the capacity LP (18,112); its own MIP proves 25,165, the

@@ -69,6 +69,7 @@ def test_star_bounds_stay_below_each_cells_own_optimum():
     assert cells >= 150 and positive >= cells / 3
 
 
+@pytest.mark.slow
 def test_gensup_class2_grand_total():
     """100x100 seed 2: the grand total (protection 750,443 each way) carries the cost. The
     capacity LP stops at 1,324,579 and the branch-and-cut's patterns at 1.43 million; the

@@ -192,42 +192,68 @@ class Resolver:
     least :data:`_WARM_FLOOR` seconds); past that it is restarted cold, and after
     :data:`_WARM_GIVE_UP` such restarts in a row every solve starts cold. A stale basis that
     ends in HiGHS's "unknown" is also solved again cold. ``solves`` counts the runs.
+
+    ``presolve_cold=True`` presolves the cold solves (warm ones never are: presolve discards
+    the basis), and ``warm_while_faster=True`` gives up warm starts for good once one is
+    slower than the first, cold, solve (the incremental attacker's LPs: warm starts pay on
+    2-D tables, presolve on hierarchical ones). ``run(budget)`` stops where the budget ends
+    (HiGHS's ``kTimeLimit``; then no cold solve follows).
     """
 
-    def __init__(self, h: highspy.Highs):
+    def __init__(self, h: highspy.Highs, *, presolve_cold: bool = False,
+                 warm_while_faster: bool = False):
         self.h = h
         self.solves = 0
+        self.presolve_cold, self.warm_while_faster = presolve_cold, warm_while_faster
         self._cold_seconds: float | None = None  # the slowest cold solve so far
+        self._first_seconds: float | None = None  # the first solve's
         self._timeouts = 0  # warm solves restarted cold, in a row
+        self.warm = True  # warm starts not given up (False: every solve cold)
 
-    def run(self) -> highspy.HighsModelStatus:
-        """Solve; return HiGHS's model status (the caller judges it)."""
-        h = self.h
-        warm = self._cold_seconds is not None and self._timeouts < _WARM_GIVE_UP
+    def run(self, budget=None) -> highspy.HighsModelStatus:
+        """Solve within ``budget`` (a :class:`cspopt.budget.Budget`, or None); return
+        HiGHS's model status (the caller judges it)."""
+        warm = (self._cold_seconds is not None and self._timeouts < _WARM_GIVE_UP
+                and self.warm)
         if warm:
-            # HiGHS's time limit counts the model's run time over all its solves
-            h.setOptionValue("time_limit", h.getRunTime() + max(
-                _WARM_FLOOR, _WARM_FACTOR * self._cold_seconds))
-            h.run()
-            self.solves += 1
-            h.setOptionValue("time_limit", highspy.kHighsInf)
-            status = h.getModelStatus()
+            started = time.perf_counter()
+            status = self._solve(budget, max(_WARM_FLOOR, _WARM_FACTOR * self._cold_seconds),
+                                 presolve=False)
+            if self.warm_while_faster and time.perf_counter() - started > self._first_seconds:
+                self.warm = False
             if status == _HS.kTimeLimit:
+                if budget is not None and budget.expired():
+                    return status
                 self._timeouts += 1
             elif status in _SETTLED:
                 self._timeouts = 0
                 return status
-        return self._cold()
+        return self._cold(budget)
 
-    def _cold(self) -> highspy.HighsModelStatus:
+    def _solve(self, budget, guard: float, *, presolve: bool) -> highspy.HighsModelStatus:
+        """One run, for at most ``guard`` seconds and within ``budget``."""
         h = self.h
-        h.clearSolver()
-        started = time.perf_counter()
+        left = None if budget is None else budget.time_limit()
+        seconds = min(guard, math.inf if left is None else left)
+        if self.presolve_cold:
+            h.setOptionValue("presolve", "on" if presolve else "off")
+        # HiGHS's time limit counts the model's run time over all its solves
+        h.setOptionValue("time_limit", h.getRunTime() + seconds if math.isfinite(seconds)
+                         else highspy.kHighsInf)
         h.run()
         self.solves += 1
+        h.setOptionValue("time_limit", highspy.kHighsInf)
+        return h.getModelStatus()
+
+    def _cold(self, budget) -> highspy.HighsModelStatus:
+        self.h.clearSolver()
+        started = time.perf_counter()
+        status = self._solve(budget, math.inf, presolve=True)
         seconds = time.perf_counter() - started
         self._cold_seconds = max(self._cold_seconds or 0.0, seconds)
-        return h.getModelStatus()
+        if self._first_seconds is None:
+            self._first_seconds = seconds
+        return status
 
 
 #: statuses a solve of an attacker LP can end in (``d = 0`` is feasible: "unbounded or

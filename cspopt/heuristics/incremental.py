@@ -11,12 +11,11 @@ pattern that a repair could not.
 from __future__ import annotations
 
 import logging
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, new_highs
+from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, Resolver, new_highs
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 
@@ -117,17 +116,17 @@ class _ResolvedLP:
     """``min c x, A x = 0, lo <= x <= hi``, re-solved for new ``c``, ``lo``, ``hi``.
 
     The first solve is presolved from scratch; later ones start from the last basis without
-    presolve for as long as that is faster than the first: warm starts pay on 2-D tables,
-    presolve on hierarchical ones.
+    presolve for as long as that is faster than the first
+    (:class:`~cspopt.backends.highs.Resolver` with ``presolve_cold`` and
+    ``warm_while_faster``): warm starts pay on 2-D tables, presolve on hierarchical ones.
     """
 
     def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None):
         n, m = matrix.shape[1], matrix.shape[0]
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
+        self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
         self.columns = np.arange(n, dtype=np.int32)
-        self.cold_seconds: float | None = None  # the first solve's time
-        self.warm = True
         self.budget = budget
         self.stopped = False  # an LP was stopped by the budget's end
 
@@ -145,32 +144,12 @@ class _ResolvedLP:
         h.changeColsBounds(self.columns.size, self.columns, lo,
                            np.where(np.isfinite(hi), hi, INF))
         h.changeColsCost(self.columns.size, self.columns, cost)
-        warm = self.warm and self.cold_seconds is not None
-        started = time.perf_counter()
-        self._run(warm)
-        if (h.getModelStatus() != OPTIMAL and warm
-                and not self.stopped):
-            self._run(False)  # a stale basis can end in "unknown": go cold once
-        elapsed = time.perf_counter() - started
-        if self.cold_seconds is None:
-            self.cold_seconds = elapsed
-        elif warm and elapsed > self.cold_seconds:
-            self.warm = False
-        if h.getModelStatus() != OPTIMAL:
+        status = self.resolver.run(self.budget)
+        if status == TIME_LIMIT:
+            self.stopped = True
+        if status != OPTIMAL:
             return None
         return np.asarray(h.getSolution().col_value)
-
-    def _run(self, warm: bool) -> None:
-        h = self.highs
-        h.setOptionValue("presolve", "off" if warm else "on")
-        if not warm:
-            h.clearSolver()
-        if self.budget is not None and self.budget.end is not None:
-            # HiGHS counts the model's run time over all solves
-            h.setOptionValue("time_limit", h.getRunTime() + self.budget.time_limit())
-        h.run()
-        if h.getModelStatus() == TIME_LIMIT:
-            self.stopped = True
 
 
 #: cost of a cell the LP suppresses fully, relative to its weight: ties go to cheap cells,

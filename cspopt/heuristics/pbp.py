@@ -24,7 +24,7 @@ from cspopt.heuristics.shortest_paths import sp_heuristic
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table.network import bipartite_graph
 
-__all__ = ["pbp_heuristic", "pbp_patterns"]
+__all__ = ["pbp_heuristic", "pbp_patterns", "no_single_suppressions"]
 
 #: passes of phase 1's interchanges and substitutions
 _PASSES = 5
@@ -39,7 +39,7 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
     move by less than ``max(lpl_p, upl_p)`` in both directions (capacity
     ``min(a - lb, ub - a)`` each), add the line's unsuppressed candidates in increasing order
     of weight, starting at the ``t``-th (wrapping round); then, as a second variant,
-    :func:`_no_single_suppressions`. Phase 2: :func:`sp_heuristic` with the phase-1 cells
+    :func:`no_single_suppressions`. Phase 2: :func:`sp_heuristic` with the phase-1 cells
     suppressed, for each variant; the cheaper repair is kept. Complexity ``O(count x
     (sensitive x line length + SP))``. Stops early (fewer patterns) once ``budget`` expires. ``arcs``: see
     :func:`sp_heuristic`.
@@ -86,7 +86,7 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
                     have += float(capacity[c])
         repaired = [sp_heuristic(inst, suppressed=suppressed, arcs=arcs, budget=budget)]
         changed = suppressed.copy()
-        _no_single_suppressions(changed, graph, free & ~table.sensitive, capacity, weight,
+        no_single_suppressions(changed, graph, free & ~table.sensitive, capacity, weight,
                                 table.sensitive)
         if not np.array_equal(changed, suppressed):
             repaired.append(sp_heuristic(inst, suppressed=changed, arcs=arcs,
@@ -101,7 +101,7 @@ def _cheapest(outcomes: list[PathsOutcome], weights: np.ndarray) -> PathsOutcome
                                             float(weights @ found.suppressed)))
 
 
-def _no_single_suppressions(suppressed: np.ndarray, graph, candidate: np.ndarray,
+def no_single_suppressions(suppressed: np.ndarray, graph, candidate: np.ndarray,
                             capacity: np.ndarray, weight: np.ndarray,
                             sensitive: np.ndarray) -> None:
     """The end of PBP's phase 1 (Almeida et al. 2008 §3.1): a line (row or column) with no

@@ -27,15 +27,13 @@ from cspopt.heuristics.cell_arcs import PathsOutcome
 from cspopt.heuristics.incremental import incremental_attacker
 from cspopt.models.interval.instance import IntervalInstance
 
-__all__ = ["smith_ga", "local_search", "group_by_weight", "OPERATORS", "OPERATOR_CHOICES",
-           "PAPER_GROUPS"]
+__all__ = ["smith_ga", "local_search", "group_by_weight", "OPERATORS",
+           "PAPER_GROUPS", "order_crossover", "mutate"]
 
 log = logging.getLogger(__name__)
 
 #: the mutation operators (§IV, Insertion/Swap/Invert)
 OPERATORS = ("swap", "insert", "invert")
-#: the operator choices: self-adaptive (§IV-B) or one fixed operator
-OPERATOR_CHOICES = ("adaptive", *OPERATORS)
 #: GA-group-K (§V): the paper's number of groups (on tables of more than 30,000 cells)
 PAPER_GROUPS = 40
 #: crossover rate (§IV: "a fixed rate of 0.7 ... from the literature")
@@ -104,14 +102,14 @@ def smith_ga(inst: IntervalInstance, *, seed: int = 0, population: int = 10,
         if budget is not None and budget.expired():
             break
         first, second = _tournament(pool, rng), _tournament(pool, rng)
-        order = (_order_crossover(first.order, second.order, rng)
+        order = (order_crossover(first.order, second.order, rng)
                  if size > 1 and rng.random() < _CROSSOVER_RATE else first.order.copy())
         operator, rate = first.operator, first.rate
         if adaptive and rng.random() < _GENE_CHANGE:
             operator = OPERATORS[rng.integers(3)]
         if adaptive and rng.random() < _GENE_CHANGE:
             rate = float(rng.uniform(0.0, 0.5)) or rate
-        child = evaluate(_mutate(order, operator, rate, rng), operator, rate)
+        child = evaluate(mutate(order, operator, rate, rng), operator, rate)
         if child is None:
             break
         worst = max(range(len(pool)), key=lambda i: pool[i].cost)
@@ -158,7 +156,7 @@ def _tournament(pool: list[_Individual], rng) -> _Individual:
     return pool[a] if pool[a].cost <= pool[b].cost else pool[b]
 
 
-def _order_crossover(first: np.ndarray, second: np.ndarray, rng) -> np.ndarray:
+def order_crossover(first: np.ndarray, second: np.ndarray, rng) -> np.ndarray:
     """Davis' order-based crossover: ``first``'s segment between two random points, then
     ``second``'s other cells in its order from the second point, wrapping round."""
     n = first.size
@@ -173,7 +171,7 @@ def _order_crossover(first: np.ndarray, second: np.ndarray, rng) -> np.ndarray:
     return child
 
 
-def _mutate(order: np.ndarray, operator: str, rate: float, rng) -> np.ndarray:
+def mutate(order: np.ndarray, operator: str, rate: float, rng) -> np.ndarray:
     """Each position, with probability ``rate``, is swapped with, inserted behind, or has
     the segment up to a random other position inverted (§IV)."""
     order = order.copy()

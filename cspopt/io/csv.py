@@ -21,7 +21,8 @@ from cspopt.errors import InputError, TableFormatError
 from cspopt.table import Table
 from cspopt.table.structure import Dimension
 
-__all__ = ["read_tidy_csv", "write_tidy_csv", "read_wide_csv", "write_wide_csv", "TIDY_FIELDS"]
+__all__ = ["read_tidy_csv", "write_tidy_csv", "read_wide_csv", "write_wide_csv", "TIDY_FIELDS",
+           "relation_set"]
 
 #: tidy CSV column -> Table argument (``value`` is required)
 TIDY_FIELDS = {"value": "values", "cost": "costs", "status": "status", "lb": "apriori_lower",
@@ -137,10 +138,10 @@ def _rebuilt_from_codes(table: Table) -> bool:
                                     additivity_tolerance=table.additivity_tolerance)
     except InputError:
         return False
-    return _relation_set(rebuilt) == _relation_set(table)
+    return relation_set(rebuilt) == relation_set(table)
 
 
-def _relation_set(table: Table) -> set:
+def relation_set(table: Table) -> set:
     """The relations as a set of rows, each its sorted (cell, coefficient) pairs signed so
     that the first coefficient is positive."""
     rows = set()

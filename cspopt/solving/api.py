@@ -9,7 +9,6 @@ returned has passed the independent audit; every bound is valid.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 
@@ -18,6 +17,7 @@ import numpy as np
 from cspopt.audit import interval_verdict
 from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
+from cspopt.budget import Budget
 from cspopt.errors import InputError
 from cspopt.methods import heuristic_names, methods_for
 from cspopt.models.exact import build_instance
@@ -165,9 +165,9 @@ def solve(
         ``proof`` is ``"lagrangian"`` (in-proven), ``"branch-and-cut"`` or ``"mip"``
         (out-proven) or ``""`` (open, with the remaining ``gap``).
     """
-    started = time.perf_counter()
     check_limits(options, time_limit=time_limit, gap=gap, threads=threads,
                  processes=processes, max_iterations=max_iterations)
+    budget = Budget(time_limit)  # the call's clock, from here down
     protection = resolve_protection(table, protection)
     _check_method(method, protection, METHODS)
     given = dict(options, model=model, dual=dual, max_iterations=max_iterations,
@@ -191,9 +191,9 @@ def solve(
     if method == "branch-and-cut":
         return solve_cutset(inst, time_limit=time_limit, gap=gap, verbose=verbose,
                             mip_start=start, progress=progress)
-    return run_pipeline(inst, method=method, dual=dual, time_limit=time_limit,
+    return run_pipeline(inst, method=method, dual=dual, budget=budget,
                         max_iterations=max_iterations, multipliers=multipliers, start=start,
-                        gap=gap, verbose=verbose, progress=progress, started=started)
+                        gap=gap, verbose=verbose, progress=progress)
 
 
 def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verbose, progress,
@@ -321,8 +321,8 @@ def certify(
     provably not optimal (the cheaper pattern's cost is in ``history``); ``"time_limit"``
     when the budget ran out.
     """
-    started = time.perf_counter()
     check_limits(options, time_limit=time_limit, max_iterations=max_iterations)
+    budget = Budget(time_limit)
     protection = resolve_protection(table, protection)
     refuse_inapplicable(dict(options, model=model, max_iterations=max_iterations),
                         protection=protection, method="auto")
@@ -348,15 +348,14 @@ def certify(
         # root is the LP bound of (P), which no Lagrangian bound exceeds, and it usually
         # finishes. The Lagrangian (at least the LP bound of (P_N), which the cut-set root
         # can miss) gets the time that is left.
-        solved = solve_cutset(inst, time_limit=None if time_limit is None
-                              else _BRANCH_AND_CUT_SHARE * time_limit,
+        solved = solve_cutset(inst, time_limit=budget.fraction(_BRANCH_AND_CUT_SHARE),
                               mip_start=pattern if checked.protected else None)
         lower, stopped, history = solved.lower_bound, solved.termination, list(solved.history)
         multipliers, size = None, dict(solved.model_size)
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
-        if stopped not in ("optimal", "infeasible") and (remaining is None or remaining > 0):
-            offset = time.perf_counter() - started
-            lag = bound(table, protection="exact", time_limit=remaining,
+        left = budget.time_limit()
+        if stopped not in ("optimal", "infeasible") and (left is None or left > 0):
+            offset = budget.elapsed()
+            lag = bound(table, protection="exact", time_limit=left,
                         max_iterations=max_iterations, instance=inst)
             lower = max(lower, lag.lower_bound)
             history += [dict(h, iteration=len(history) + i, time=offset + h["time"])
@@ -371,5 +370,5 @@ def certify(
         lower_bound=lower, suppressed=pattern,
         objective=float(weights[list(pattern)].sum()) if pattern else 0.0, audit=checked,
         proof="bound", unsafe=unsafe, safe=safe,
-        timings={"total": time.perf_counter() - started}, model_size=size, history=history,
+        timings={"total": budget.elapsed()}, model_size=size, history=history,
         multipliers=multipliers)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Callable
 from functools import partial
 
@@ -34,6 +33,7 @@ import numpy as np
 
 from cspopt.bounds import cutting_plane, subgradient
 from cspopt.bounds.lagrangian import LagrangianState
+from cspopt.budget import Budget
 from cspopt.errors import CspoptError, InputError
 from cspopt.heuristics import exclusion_search, path_heuristic
 from cspopt.models.exact import ExactInstance, PathOracle
@@ -77,24 +77,23 @@ def pattern_of(inst, mask) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in inst.candidates[mask])) if mask is not None else ()
 
 
-def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: float | None,
+def run_pipeline(inst: ExactInstance, *, method: str, dual: str, budget: Budget,
                  max_iterations: int, multipliers, start, gap: float, verbose: bool,
-                 progress: Callable[[dict], None] | None, started: float) -> SolveResult:
+                 progress: Callable[[dict], None] | None) -> SolveResult:
     """Solve ``inst`` by steps 2-4 above (``method="auto"``) or steps 2-3
-    (``"lagrangian"``); ``started`` is the caller's ``time.perf_counter()`` at entry, from
-    which ``time_limit`` counts. The options are :func:`cspopt.solve`'s."""
+    (``"lagrangian"``) within the call's ``budget``. The options are :func:`cspopt.solve`'s."""
     oracle = PathOracle(inst)
     weights = inst.weights[inst.candidates]
-    t0 = time.perf_counter()
-    first = path_heuristic(oracle, weights)
-    if start is not None:
-        given = _start_mask(inst, start)
-        if first is None or weights[given].sum() < weights[first].sum():
-            first = given
-    if first is not None:
-        first = exclusion_search(oracle, first, weights)
-    timings = {"heuristic": time.perf_counter() - t0}
-    initial = dict(iteration=0, time=time.perf_counter() - started, lower_bound=0.0,
+    timings = budget.timings
+    with budget.phase("heuristic"):
+        first = path_heuristic(oracle, weights)
+        if start is not None:
+            given = _start_mask(inst, start)
+            if first is None or weights[given].sum() < weights[first].sum():
+                first = given
+        if first is not None:
+            first = exclusion_search(oracle, first, weights)
+    initial = dict(iteration=0, time=budget.elapsed(), lower_bound=0.0,
                    upper_bound=float(weights[first].sum()) if first is not None else math.inf,
                    phase="heuristic")
 
@@ -105,11 +104,10 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
         log.debug("iteration %d  LB %.6g  UB %.6g  %.2f s", record["iteration"],
                  record["lower_bound"], record["upper_bound"], record["time"])
 
-    t0 = time.perf_counter()
-    state = _run_dual(oracle, dual, multipliers=multipliers, incumbent=first,
-                      max_iterations=max_iterations, time_limit=time_limit, started=started,
-                      progress=on_iteration)
-    timings["lagrangian"] = time.perf_counter() - t0
+    with budget.phase("lagrangian"):
+        state = _run_dual(oracle, dual, multipliers=multipliers, incumbent=first,
+                          max_iterations=max_iterations, time_limit=budget.limit,
+                          started=budget.started, progress=on_iteration)
     history = [initial] + list(state.history)
     lower = integral_bound(state.lower_bound, weights)
     pattern = pattern_of(inst, state.incumbent)
@@ -119,7 +117,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
         return SolveResult.build(
             method=method_name, model=inst.model, termination="infeasible",
             lower_bound=math.inf, unsafe=inst.protected_cells, safe=inst.safe_cells,
-            timings=_total(timings, started), history=history, multipliers=state.warm_start())
+            timings=_total(budget), history=history, multipliers=state.warm_start())
     termination, proof, checked = state.termination, "", None
     final, message = None, ""
     if math.isfinite(upper) and upper <= lower + 1e-9:
@@ -127,9 +125,9 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
     elif method == "auto":
         # The gap is closed by the branch-and-cut on x (cutset.py), not by the compact MIP,
         # which leaves the papers' design tables open (cspopt bench exact)
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - started)
-        if remaining is None or remaining > 0:
-            offset, floor, ceiling = time.perf_counter() - started, lower, upper
+        left = budget.time_limit()
+        if left is None or left > 0:
+            offset, floor, ceiling = budget.elapsed(), lower, upper
 
             def combined(record):  # the live line shows the pipeline's bounds
                 progress(dict(record, time=offset + record["time"],
@@ -137,7 +135,7 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
                               upper_bound=min(ceiling, record["upper_bound"])))
 
             try:
-                final = solve_cutset(inst, time_limit=remaining, gap=gap, verbose=verbose,
+                final = solve_cutset(inst, time_limit=left, gap=gap, verbose=verbose,
                                      mip_start=pattern if math.isfinite(upper) else None,
                                      progress=combined if progress is not None else None,
                                      lower_bound=lower)
@@ -155,21 +153,20 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
             termination = final.termination
             if math.isfinite(upper) and upper <= lower + 1e-9:
                 termination, proof = "optimal", "branch-and-cut"
-            history.append(dict(iteration=len(history), time=time.perf_counter() - started,
+            history.append(dict(iteration=len(history), time=budget.elapsed(),
                                 lower_bound=lower, upper_bound=upper, phase="branch-and-cut"))
             if progress is not None:
                 progress(history[-1])
     if checked is None and math.isfinite(upper):  # the branch-and-cut audits its own
-        t0 = time.perf_counter()
-        checked = audit_pattern(inst, pattern, method=method_name)
-        timings["audit"] = time.perf_counter() - t0
+        with budget.phase("audit"):
+            checked = audit_pattern(inst, pattern, method=method_name)
     objective = float(weights[inst.x_index[list(pattern)]].sum()) if pattern else (
         0.0 if math.isfinite(upper) else math.nan)
     return SolveResult.build(
         method=method_name, model=inst.model, termination=termination, lower_bound=lower,
         suppressed=pattern if checked is not None else None, objective=objective,
         audit=checked, proof=proof, unsafe=inst.protected_cells, safe=inst.safe_cells,
-        timings=_total(timings, started),
+        timings=_total(budget),
         model_size=dict(protected=int(inst.protected_cells.size),
                         candidates=int(inst.candidates.size), arcs=int(inst.num_arcs),
                         dijkstra_calls=state.dijkstra_calls,
@@ -178,6 +175,6 @@ def run_pipeline(inst: ExactInstance, *, method: str, dual: str, time_limit: flo
         history=history, multipliers=state.warm_start(), message=message)
 
 
-def _total(timings: dict, started: float) -> dict:
-    timings["total"] = time.perf_counter() - started
-    return timings
+def _total(budget: Budget) -> dict:
+    budget.timings["total"] = budget.elapsed()
+    return budget.timings

@@ -359,14 +359,15 @@ def tree(run: Run, budget: Budget) -> None:
     incumbent = run.incumbent
     if not (incumbent.open and run.ny and run.inst.protected.size):
         return
-    if run.search.expired():
+    left = run.search.time_limit()
+    if left is not None and left <= 0:
         run.termination = "time_limit"
         return
     try:
         with run.budget.phase("branch_and_cut"):
             run.termination, lower, y = run_capacity_scip(
                 run.inst, run.oracle, run.root_cuts, incumbent.y,
-                time_limit=run.search.time_limit(), gap=run.gap, verbose=run.verbose,
+                time_limit=left, gap=run.gap, verbose=run.verbose,
                 record=incumbent.record, stop_at=incumbent.lower, objective_floor=run.floor,
                 arrivals=run.arrivals if run.searcher else None,
                 points=None if run.searcher is None else run.searcher.send_point)

@@ -122,11 +122,12 @@ def search_support(inst: IntervalInstance, root_y: np.ndarray, patterns: list,
     keep[by_lp[:max(cap - int(keep.sum()), 0)]] = True
     if keep.all():  # no smaller problem to solve
         return None
-    if budget.expired():
+    left = budget.time_limit()
+    if left is not None and left <= 0:
         return None
     table = inst.table
     published = np.setdiff1d(np.flatnonzero(~table.sensitive), inst.candidates[keep])
-    found = _restricted(solve, table, time_limit=budget.time_limit(), weights=inst.weights,
+    found = _restricted(solve, table, time_limit=left, weights=inst.weights,
                         must_publish=published, mip_start=inst.candidates[incumbent > 0.5],
                         lower_bound=lower_bound)
     if found is None:  # the cells kept cannot protect them all, or no time was left

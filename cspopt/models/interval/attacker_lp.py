@@ -37,6 +37,7 @@ class LPAttacker:
         self.num_free = inst.free.size
         self._lps: dict[tuple[bool, bool, bool], Resolver] = {}
         self._kernel = None  # a sparse kernel basis, False where the relations' LP is used
+        self.use_kernel = True  # False: always the relations' LP
         self.num_solves = 0
 
     def side(self, k: int, upward: bool, y: np.ndarray, *, capped: bool = False) -> Side:
@@ -102,6 +103,8 @@ class LPAttacker:
         """Whether the attacker LPs run in the coordinates of a sparse kernel basis
         (:func:`~cspopt.table.kernel.kernel_basis`): where it has fewer columns than the
         relations have rows."""
+        if not self.use_kernel:
+            return False
         if self._kernel is None:
             basis = kernel_basis(self.inst.relations)
             self._kernel = (basis if basis is not None
