@@ -64,10 +64,6 @@ class Budget:
         """At most ``seconds`` from now (None: this budget's end)."""
         return self._child(None if seconds is None else time.perf_counter() + seconds)
 
-    def until(self, end: float | None) -> Budget:
-        """Ending at the :func:`time.perf_counter` instant ``end`` at the latest."""
-        return self._child(end)
-
     def reserve(self, seconds: float) -> Budget:
         """Ending ``seconds`` before the call's end (what is kept for a last phase)."""
         return self if self.end is None else self._child(self.started + self.limit - seconds)

@@ -518,7 +518,8 @@ def test_lp_guided_attacker_is_safe_and_never_below_the_optimum(shared_instances
     guided, plain = lp_guided_attacker(inst, y), incremental_attacker(inst)
     assert audit(table, guided, requirement="interval", cells="sensitive").protected
     assert inst.weights[guided].sum() < inst.weights[plain].sum()
-    assert lp_guided_attacker(inst, y, budget=Budget.ending_at(0.0)) is None  # past its end: no pattern
+    # past its budget's end: no pattern
+    assert lp_guided_attacker(inst, y, budget=Budget.ending_at(0.0)) is None
 
 
 @pytest.mark.slow
@@ -667,7 +668,8 @@ def test_batched_flows_equal_one_flow_per_cell_on_the_whole_network():
                 units = np.floor(full * np.concatenate([y, y]) * scale + 1e-6)
                 p = oracle.position[k]
                 units[[p, p + nf]] = 0
-                whole = csr_matrix((units.astype(np.int32), (oracle.flows.arc_from, oracle.flows.arc_to)),
+                arcs = (oracle.flows.arc_from, oracle.flows.arc_to)
+                whole = csr_matrix((units.astype(np.int32), arcs),
                                    shape=(net.num_nodes, net.num_nodes))  # sums parallels
                 whole = (whole + 0 * whole.T).tocsr()  # every arc's reverse present
                 cell = inst.protected[k]

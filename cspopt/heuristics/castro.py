@@ -49,7 +49,8 @@ def castro_heuristic(inst: IntervalInstance, *, network: TableNetwork | None = N
     cell that no earlier path protected.
 
     Returns a :class:`PathsOutcome`; where no path exists, the cell and side are listed in
-    ``failed`` and the others are still protected. Once ``budget`` expires it stops with ``stopped=True``.
+    ``failed`` and the others are still protected. Once ``budget`` expires it stops with
+    ``stopped=True``.
     """
     table = inst.table
     arcs = cell_arcs(inst, "Castro's shortest-paths heuristic", network)

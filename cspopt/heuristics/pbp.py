@@ -41,8 +41,8 @@ def pbp_patterns(inst: IntervalInstance, count: int, *, arcs: CellArcs | None = 
     of weight, starting at the ``t``-th (wrapping round); then, as a second variant,
     :func:`no_single_suppressions`. Phase 2: :func:`sp_heuristic` with the phase-1 cells
     suppressed, for each variant; the cheaper repair is kept. Complexity ``O(count x
-    (sensitive x line length + SP))``. Stops early (fewer patterns) once ``budget`` expires. ``arcs``: see
-    :func:`sp_heuristic`.
+    (sensitive x line length + SP))``. Stops early (fewer patterns) once ``budget`` expires.
+    ``arcs``: see :func:`sp_heuristic`.
 
     Raises
     ------

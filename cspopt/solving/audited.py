@@ -20,11 +20,28 @@ from cspopt.budget import Budget
 from cspopt.errors import InputError, SolverError
 from cspopt.models.exact import ExactInstance
 from cspopt.models.suppression import candidate_mask
+from cspopt.result import SolveResult
 
 __all__ = ["audit_pattern", "audit_interval_pattern", "repair_interval_pattern",
-           "unprotectable", "no_pattern_message", "start_point", "pattern_cells"]
+           "unprotectable", "no_pattern_message", "start_point", "pattern_cells",
+           "interval_result"]
 
 log = logging.getLogger(__name__)
+
+
+def interval_result(inst, budget: Budget, *, method: str, termination: str,
+                    lower_bound: float, y: np.ndarray | None = None, audit=None,
+                    **fields) -> SolveResult:
+    """The one way an interval method finishes: its pattern (the 0/1 point ``y`` over
+    ``inst.candidates``, audited: ``audit``), its cost, the instance's protected and safe
+    cells, and the call's timings with its total; ``fields`` as :meth:`SolveResult.build`
+    takes them (``proof``, ``history``, ``model_size``, ``message``, ...)."""
+    budget.timings["total"] = budget.elapsed()
+    pattern = {} if y is None else dict(suppressed=pattern_cells(inst, y),
+                                        objective=float(inst.weights[inst.candidates] @ y))
+    return SolveResult.build(method=method, model="FS", termination=termination,
+                             lower_bound=lower_bound, audit=audit, unsafe=inst.protected,
+                             safe=inst.safe, timings=budget.timings, **pattern, **fields)
 
 
 def audit_pattern(inst: ExactInstance, suppressed, *, method: str | None = None):

@@ -50,6 +50,7 @@ from cspopt.models.interval import (
 from cspopt.options import check_limits
 from cspopt.result import SolveResult
 from cspopt.solving.audited import (
+    interval_result,
     no_pattern_message,
     pattern_cells,
     repair_interval_pattern,
@@ -142,29 +143,23 @@ def _result(run: Run, final_audit) -> SolveResult:
     """The result of ``run``: its incumbent through the judge (repaired if it must be) or
     the caller's ``final_audit``, its bound, timings and history."""
     inst, incumbent, timings = run.inst, run.incumbent, run.budget.timings
-    suppressed, objective, checked = None, math.nan, None
-    lower, message = incumbent.lower, run.message
-    if incumbent.y is not None:
-        suppressed, objective = pattern_cells(inst, incumbent.y), incumbent.upper
+    y, checked, lower, message = incumbent.y, None, incumbent.lower, run.message
+    if y is not None:
         if final_audit is None:  # the judge's verdict, the pattern repaired if it must be
-            y, checked, repaired = repair_interval_pattern(inst, incumbent.y, timings)
+            y, checked, repaired = repair_interval_pattern(inst, y, timings)
             if y is None:  # cannot be: everything protected before the search
                 raise SolverError("the audit rejects suppressing every candidate, which it "
                                   "accepted before the search; please report this table")
-            if repaired:
-                suppressed, objective = pattern_cells(inst, y), incumbent.cost(y)
-                message = "; ".join(filter(None, [message, repaired]))
+            message = "; ".join(filter(None, [message, repaired]))
         else:
             with run.budget.phase("audit"):
-                checked = final_audit(suppressed)
+                checked = final_audit(pattern_cells(inst, y))
     elif not inst.protected.size or not inst.candidates.size:
-        suppressed, objective, lower = (), 0.0, 0.0
-    timings["total"] = run.budget.elapsed()
-    return SolveResult.build(
+        y, lower = np.zeros(inst.candidates.size), 0.0
+    return interval_result(
+        inst, run.budget,
         method=f"bc(FS)/scip/{'network' if run.oracle.network is not None else 'lp'}",
-        model="FS", termination=run.termination, lower_bound=lower, suppressed=suppressed,
-        objective=objective, audit=checked,
-        proof="mip" if "branch_and_cut" in timings else "lp", unsafe=inst.protected,
-        safe=inst.safe, timings=timings,
+        termination=run.termination, lower_bound=lower, y=y, audit=checked,
+        proof="mip" if "branch_and_cut" in timings else "lp",
         model_size=model_size(inst, run.oracle, len(run.root_cuts)),
         history=incumbent.history, message=message)

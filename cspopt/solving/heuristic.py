@@ -24,8 +24,8 @@ from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
+    interval_result,
     no_pattern_message,
-    pattern_cells,
     repair_interval_pattern,
     start_point,
     unprotectable,
@@ -72,9 +72,8 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     timings = budget.timings
     name = f"heuristic({method})"
     if not inst.protected.size:  # the sensitive cells protect each other
-        return SolveResult.build(method=name, model="FS", termination="optimal",
-                                 lower_bound=0.0, suppressed=(), objective=0.0,
-                                 safe=inst.safe, timings=dict(total=budget.elapsed()))
+        return interval_result(inst, budget, method=name, termination="optimal",
+                               lower_bound=0.0, y=np.zeros(inst.candidates.size))
     oracle = CapacityOracle(inst)
     weights_y = inst.weights[inst.candidates]
     given_start = None if start is None else start_point(inst, oracle, start)
@@ -100,10 +99,8 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         failure = f"{method} could not protect " + ", ".join(
             f"{table.describe(c)} ({side} protection)" for c, side in found.failed)
         if given_start is None:
-            timings["total"] = budget.elapsed()
-            return SolveResult.build(
-                method=name, model="FS", termination="method_failed", lower_bound=lower,
-                unsafe=inst.protected, safe=inst.safe, timings=timings, message=failure)
+            return interval_result(inst, budget, method=name, termination="method_failed",
+                                   lower_bound=lower, message=failure)
         y = given_start  # the first incumbent stands
         notes.append(f"{failure}: the start pattern is returned")
     # the judge's verdict, and the completion where the heuristic stopped short (the
@@ -131,19 +128,16 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
         if y is None:
             return _no_pattern(name, table, inst, checked.exposed, budget)
         notes += [repaired] if repaired else []
-    suppressed = pattern_cells(inst, y)
-    timings["total"] = budget.elapsed()
     objective = float(weights_y @ y)
-    return SolveResult.build(
-        method=name, model="FS",
+    return interval_result(
+        inst, budget, method=name,
         termination="optimal" if lower >= objective - 1e-9 else (
             "time_limit" if found.stopped else "finished"),
-        lower_bound=lower, suppressed=suppressed, objective=objective, audit=checked,
-        proof="lp" if certify or method in LP_GUIDED else "", unsafe=inst.protected,
-        safe=inst.safe, timings=timings,
+        lower_bound=lower, y=y, audit=checked,
+        proof="lp" if certify or method in LP_GUIDED else "",
         model_size=dict(candidates=int(inst.candidates.size),
                         protected=int(inst.protected.size), paths=found.num_paths),
-        history=(dict(iteration=0, time=timings["total"], lower_bound=lower,
+        history=(dict(iteration=0, time=budget.elapsed(), lower_bound=lower,
                       upper_bound=objective, phase=method),),
         message="; ".join(notes))
 
@@ -151,10 +145,8 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
 def _no_pattern(name, table, inst, cells, budget: Budget) -> SolveResult:
     """The answer where no pattern exists (``cells`` stay exposed with everything
     suppressed), as the exact methods give it."""
-    budget.timings["total"] = budget.elapsed()
-    return SolveResult.build(method=name, model="FS", termination="infeasible",
-                             lower_bound=np.inf, unsafe=inst.protected, safe=inst.safe,
-                             timings=budget.timings, message=no_pattern_message(table, cells))
+    return interval_result(inst, budget, method=name, termination="infeasible",
+                           lower_bound=np.inf, message=no_pattern_message(table, cells))
 
 
 def _pruned(oracle, y, weights_y, budget: Budget) -> np.ndarray:

@@ -10,8 +10,6 @@ if that does not suffice: every pattern returned passes the audit.
 from __future__ import annotations
 
 import logging
-import math
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -35,7 +33,7 @@ from cspopt.models.interval import (
 from cspopt.models.interval.compact import y_start
 from cspopt.options import AUDIT_SHARE, HEURISTIC_SHARE, check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
-from cspopt.solving.audited import audit_interval_pattern
+from cspopt.solving.audited import audit_interval_pattern, interval_result
 from cspopt.table import Table
 
 __all__ = ["solve_interval"]
@@ -52,23 +50,20 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
     Without ``mip_start``, the incremental attacker heuristic (Smith et al. 2012) supplies
     one. Every returned pattern passes :func:`cspopt.audit` with ``requirement="interval"``.
     """
-    started = time.perf_counter()
     check_options(dict(route=route))
     check_limits(time_limit=time_limit, gap=gap)
     budget = Budget(time_limit)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                    preprocessing=preprocessing)
-    history, timings = [], {}
+    history, timings = [], budget.timings
     if mip_start is None and not relax and inst.protected.size:
-        t0 = time.perf_counter()
-        start_pattern = incremental_attacker(inst, budget=budget.opening(HEURISTIC_SHARE))
-        timings["heuristic"] = time.perf_counter() - t0
+        with budget.phase("heuristic"):
+            start_pattern = incremental_attacker(inst, budget=budget.opening(HEURISTIC_SHARE))
         if interval_verdict(table, start_pattern).protected:
             mip_start = start_pattern
-            history.append(dict(iteration=0, time=time.perf_counter() - started,
-                                lower_bound=0.0, upper_bound=float(
-                                    inst.weights[start_pattern].sum()), phase="heuristic"))
-    t0 = time.perf_counter()
+            history.append(dict(iteration=0, time=budget.elapsed(), lower_bound=0.0,
+                                upper_bound=float(inst.weights[start_pattern].sum()),
+                                phase="heuristic"))
     # the search stops early enough for the final audit (it always runs) to fit the limit
     search = budget.opening(1 - AUDIT_SHARE)
 
@@ -76,47 +71,44 @@ def solve_interval(table: Table, *, relax: bool = False, route: str = "matrix",
         return None if search.end is None else max(search.remaining(), 0.1)
 
     time_limit = left()
-    if route == "matrix":
-        program = build_fs_matrix(inst, relax=relax)
-        size = dict(variables=program.shape[1], constraints=program.shape[0],
-                    nonzeros=program.matrix.nnz)
-        t_build = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        outcome = _solve_highs(program, inst, relax=relax, time_limit=time_limit, gap=gap,
-                               verbose=verbose, mip_start=mip_start)
-    else:
-        model = build_fs_model(table, relax=relax, instance=inst)
-        size = dict(variables=model.nvariables(), constraints=model.nconstraints(),
-                    nonzeros=-1)
-        t_build = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
-                                    time_limit=time_limit, gap=gap, threads=None,
-                                    verbose=verbose, mip_start=mip_start)
+    with budget.phase("build"):
+        if route == "matrix":
+            program = build_fs_matrix(inst, relax=relax)
+            size = dict(variables=program.shape[1], constraints=program.shape[0],
+                        nonzeros=program.matrix.nnz)
+        else:
+            model = build_fs_model(table, relax=relax, instance=inst)
+            size = dict(variables=model.nvariables(), constraints=model.nconstraints(),
+                        nonzeros=-1)
+    with budget.phase("solve"):
+        if route == "matrix":
+            outcome = _solve_highs(program, inst, relax=relax, time_limit=time_limit,
+                                   gap=gap, verbose=verbose, mip_start=mip_start)
+        else:
+            outcome = solve_pyomo_model(model, model.y, relax=relax, solver="highs",
+                                        time_limit=time_limit, gap=gap, threads=None,
+                                        verbose=verbose, mip_start=mip_start)
     termination, lower = outcome.termination, outcome.lower_bound
-    timings.update(build=t_build, solve=time.perf_counter() - t0)
-    checked, suppressed, objective = None, None, math.nan
+    checked, suppressed = None, None
     if not relax and outcome.has_solution:
         suppressed = tuple(sorted(outcome.suppressed))
         checked = audit_interval_pattern(table, suppressed, timings, None)
         if not checked.protected:
-            t0 = time.perf_counter()
-            suppressed, termination, lower, checked = _repair(
-                inst, program if route == "matrix" else build_fs_matrix(inst), suppressed, mip_start, time_limit=left(),
-                gap=gap, verbose=verbose, history=history, started=started)
-            timings["repair"] = time.perf_counter() - t0
+            with budget.phase("repair"):
+                suppressed, termination, lower, checked = _repair(
+                    inst, program if route == "matrix" else build_fs_matrix(inst),
+                    suppressed, mip_start, time_limit=left(), gap=gap, verbose=verbose,
+                    history=history, budget=budget)
             if checked is None:  # completed by the incremental attacker: audit it
                 checked = audit_interval_pattern(table, suppressed, timings,
                                                  "the interval model")
-        objective = float(inst.weights[list(suppressed)].sum()) if suppressed else 0.0
     if not relax:
         lower = integral_bound(lower, inst.weights[inst.candidates])
-    timings["total"] = time.perf_counter() - started
-    return SolveResult.build(
-        method=f"{'lp' if relax else 'mip'}(FS)/highs/{route}", model="FS",
-        termination=termination, lower_bound=lower, suppressed=suppressed,
-        objective=objective, audit=checked, bound_only=relax and termination == "optimal",
-        proof="mip", unsafe=inst.protected, safe=inst.safe, timings=timings,
+    return interval_result(
+        inst, budget, method=f"{'lp' if relax else 'mip'}(FS)/highs/{route}",
+        termination=termination, lower_bound=lower, audit=checked,
+        y=None if suppressed is None else np.isin(inst.candidates, suppressed).astype(float),
+        bound_only=relax and termination == "optimal", proof="mip",
         model_size=size, history=history)
 
 
@@ -125,7 +117,7 @@ _REPAIR_ROUNDS = 5
 
 
 def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit, gap, verbose,
-            history: list, started: float):
+            history: list, budget: Budget):
     """A safe pattern when the compact model's is not: ``(suppressed, termination, bound,
     audit)``, ``audit`` None when the pattern still has to be audited.
 
@@ -161,7 +153,7 @@ def _repair(inst: IntervalInstance, model, suppressed, mip_start, *, time_limit,
         if not outcome.has_solution:
             break
         suppressed = tuple(sorted(outcome.suppressed))
-        history.append(dict(iteration=round_, time=time.perf_counter() - started,
+        history.append(dict(iteration=round_, time=budget.elapsed(),
                             lower_bound=lower, upper_bound=float(
                                 inst.weights[list(suppressed)].sum()), phase="repair"))
         checked = interval_verdict(inst.table, suppressed)

@@ -6,9 +6,9 @@ the bound, and in turn each gets only a share of the time limit. With a second c
 searches run in a child process for the whole time while the tree runs in the caller's (as
 concurrent MIP solvers run a portfolio): both the pattern and the bound end better than in
 turn. There the balls run also where the root LP did not converge (in turn they took the
-tree's time), the support neighbourhood only where it did. Before them the child runs tau-ARGUS' sequential heuristic (the incremental
-attacker priced by an LP point, :func:`~cspopt.heuristics.incremental.lp_guided_attacker`)
-from the root's point, and after them from the latest point of SCIP's LP the parent sends:
+tree's time), the support neighbourhood only where it did. Before them the child runs
+tau-ARGUS' sequential heuristic (the incremental attacker priced by an LP point,
+:func:`~cspopt.heuristics.incremental.lp_guided_attacker`) from the root's point, and after them from the latest point of SCIP's LP the parent sends:
 the engine runs it every 100 LPs, here it costs the tree nothing (and later points guide
 it to cheaper patterns than the first).
 Each pattern the child finds comes back over a pipe; the parent checks it with its own

@@ -40,8 +40,8 @@ def y_start(inst: IntervalInstance, y, num_columns: int) -> np.ndarray:
 
 
 def build_fs_matrix(inst: IntervalInstance, *, relax: bool = False) -> LinearProgram:
-    """The model as a :class:`~cspopt.backends.program.LinearProgram`. Columns: ``y`` for candidates, then per protected cell and side one
-    deviation block over the free cells.
+    """The model as a :class:`~cspopt.backends.program.LinearProgram`. Columns: ``y`` for
+    candidates, then per protected cell and side one deviation block over the free cells.
 
     Each block is measured in units of its cell's largest requirement
     (:attr:`IntervalInstance.requirement_unit`; ``x / unit`` for ``x``; ``A x = 0`` is
