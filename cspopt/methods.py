@@ -32,8 +32,8 @@ class Method:
     """One method of :func:`cspopt.solve`.
 
     ``runner``: for a heuristic, ``"module:function"`` of its core on an
-    :class:`~cspopt.models.interval.IntervalInstance` (``deadline=`` and the method's options
-    as keywords), returning a :class:`~cspopt.heuristics.HeuristicOutcome`.
+    :class:`~cspopt.models.interval.IntervalInstance` (``budget=`` and the method's options
+    as keywords), returning a :class:`~cspopt.heuristics.cell_arcs.PathsOutcome`.
     """
 
     name: str

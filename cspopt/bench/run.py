@@ -112,7 +112,7 @@ def _exact(run: _BenchRun) -> tuple[str, bool]:
                                "Almeida & Carvalho (2005) Tables 2-4 "
                                "(cspopt bench exact)") + (
             f"\nPer table: time limit {run.time_limit:g} s for each method; the compact MIP on "
-            "HiGHS, the pipeline's branch-and-cut on SCIP. `Cpl` = run.tables the compact MIP "
+            "HiGHS, the pipeline's branch-and-cut on SCIP. `Cpl` = tables the compact MIP "
             "(baseline) proved optimal, `Cpl_s` its mean seconds; "
             "`Lag` = in-proven by the Lagrangian, `Cpl+Lag` = proven by the pipeline (any "
             "proof), `T` its mean seconds, `speedup` = median baseline/pipeline time per "
@@ -169,7 +169,7 @@ def _limits(run: _BenchRun) -> tuple[str, bool]:
             f"\nEach table solved by `cspopt.solve(table, time_limit={run.time_limit:g})`, "
             "the default method, timed from the call to the audited result; `kept`: "
             "`wall_s <= 1.1 limit + 5 s`; `phases`: the result's timings (seconds). "
-            "Generated run.tables: 3-D seeded microdata (`cspopt.bench.limits."
+            "Generated tables: 3-D seeded microdata (`cspopt.bench.limits."
             "cube_microdata_table`), `P(15)|FREQ(3,10)`, costs = values.\n")
 
     rows = limits_benchmark(limits_cases(quick=run.quick, instances=run.instances),

@@ -106,7 +106,8 @@ def solve_branch_and_cut(table, *, time_limit: float | None = None, gap: float =
         focus = candidate_primaries(table, inst.protected) if candidate_sets else None
         oracle = CapacityOracle(inst, method=separation, focus=focus)
         hopeless = unprotectable(inst) if inst.protected.size else ()
-    incumbent = Incumbent(oracle, budget, lower=lower_bound, progress=progress)
+    incumbent = Incumbent(oracle, budget, lower=lower_bound, progress=progress,
+                          prune_share=SHARES["prune"])
     # the search stops early enough for the final audit (it always runs) to fit the limit
     run = Run(table=table, inst=inst, oracle=oracle, incumbent=incumbent, budget=budget,
               search=budget.opening(1 - SHARES["audit"]), gap=gap, verbose=verbose,

@@ -18,11 +18,7 @@ from cspopt.budget import Budget
 from cspopt.models.interval import CapacityOracle
 from cspopt.result import integral_bound
 
-__all__ = ["Incumbent", "PRUNE_SHARE"]
-
-#: share of the call's time limit each delete-and-check pass may use: on large tables it is a
-#: check per suppressed cell, and the bound needs the time more
-PRUNE_SHARE = 0.1
+__all__ = ["Incumbent"]
 
 
 class Incumbent:
@@ -40,11 +36,15 @@ class Incumbent:
         A bound proven before the search (the bound never falls below it).
     progress : callable(dict), optional
         Called with each history row.
+    prune_share : float
+        The share of the call's limit each delete-and-check pass may use (on large tables it
+        is a check per suppressed cell, and the bound needs the time more).
     """
 
     def __init__(self, oracle: CapacityOracle, budget: Budget, *, lower: float = 0.0,
-                 progress: Callable[[dict], None] | None = None):
+                 progress: Callable[[dict], None] | None = None, prune_share: float = 0.1):
         self.oracle, self.budget, self.progress = oracle, budget, progress
+        self.prune_share = prune_share
         inst = oracle.inst
         self.weights = inst.weights[inst.candidates]
         self.y: np.ndarray | None = None
@@ -80,9 +80,9 @@ class Incumbent:
                 self.progress(self.history[-1])
 
     def prune(self, y: np.ndarray, order: np.ndarray, budget: Budget) -> np.ndarray:
-        """Delete-and-check of the protecting ``y`` in ``order``, for at most
-        :data:`PRUNE_SHARE` of the call's limit and within ``budget``."""
-        return self.oracle.prune(y, order, budget.share(PRUNE_SHARE))
+        """Delete-and-check of the protecting ``y`` in ``order``, for at most ``prune_share``
+        of the call's limit and within ``budget``."""
+        return self.oracle.prune(y, order, budget.share(self.prune_share))
 
     def offer(self, phase: str, y: np.ndarray, order: np.ndarray, budget: Budget) -> bool:
         """Record the 0/1 point ``y``, cleaned, if it protects every cell (as far as the check

@@ -70,6 +70,8 @@ SHARES = {
     "capped search": 0.6,
     # kept for the final audit, which always runs (less where an audit was timed)
     "audit": AUDIT_SHARE,
+    # each delete-and-check pass of an offered pattern
+    "prune": 0.1,
 }
 
 #: the time kept for the final audit is measured (an audit of the first incumbent) when its
