@@ -15,7 +15,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Method", "METHOD_TABLE", "methods_for", "heuristic_names", "taking", "method_help"]
+__all__ = ["Method", "METHOD_TABLE", "SHAPES", "methods_for", "heuristic_names", "taking",
+           "method_help", "shape_refusal"]
 
 _BOTH = frozenset({"exact", "interval"})
 _EXACT = frozenset({"exact"})
@@ -25,6 +26,12 @@ _COMPACT = frozenset({"solver", "threads", "route", "relax"})
 _TREE = frozenset({"separation", "candidate_sets", "processes"})
 _HEURISTIC = frozenset({"clean", "certify"})
 _ORDER_SEARCH = _HEURISTIC | {"seed", "operator", "groups"}
+#: the table shapes a method may need, in words: a network table (Castro 2007 Fig. 5: the
+#: relations left once a hierarchical dimension's implied ones are dropped form a network)
+#: or a plain 2-D grid (the rows and columns the method walks)
+SHAPES = {"any": "any linear table",
+          "network": "a 2-D table, possibly with one hierarchical dimension",
+          "2-D": "a 2-D table without hierarchies"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class Method:
     runner: str = ""
     randomised: bool = False
     lp_guided: bool = False
+    shape: str = "any"  # a key of SHAPES
 
     @property
     def heuristic(self) -> bool:
@@ -55,9 +63,11 @@ class Method:
 
 
 def _heuristic(name: str, function: str, doc: str, *, options=_HEURISTIC, module: str = "",
-               randomised: bool = False, lp_guided: bool = False) -> Method:
+               randomised: bool = False, lp_guided: bool = False,
+               shape: str = "any") -> Method:
     return Method(name, _INTERVAL, doc, frozenset(options),
-                  f"cspopt.heuristics.{module or name}:{function}", randomised, lp_guided)
+                  f"cspopt.heuristics.{module or name}:{function}", randomised, lp_guided,
+                  shape)
 
 
 #: every method, in the order the help lists them
@@ -70,14 +80,16 @@ METHOD_TABLE: tuple[Method, ...] = (
     Method("mip", _BOTH, "the compact MIP (exact: on --solver; interval: HiGHS)", _COMPACT),
     Method("branch-and-cut", _BOTH, "exact: on x with cut-set constraints; interval: on y with "
            "capacity cuts (SCIP)", _TREE),
-    _heuristic("castro", "castro_heuristic", "Castro's (2007) shortest-paths heuristic"),
+    _heuristic("castro", "castro_heuristic", "Castro's (2007) shortest-paths heuristic (2-D "
+               "tables, one hierarchical dimension allowed)", shape="network"),
     _heuristic("sp", "sp_heuristic", "the SP heuristic (2-D tables, one hierarchical "
-               "dimension allowed)", module="shortest_paths"),
-    _heuristic("hypercube", "hypercube_heuristic", "the hypercube method (2-D tables)"),
-    _heuristic("pbp", "pbp_heuristic", "PBP (2-D tables)"),
+               "dimension allowed)", module="shortest_paths", shape="network"),
+    _heuristic("hypercube", "hypercube_heuristic", "the hypercube method (2-D tables)",
+               shape="2-D"),
+    _heuristic("pbp", "pbp_heuristic", "PBP (2-D tables)", shape="2-D"),
     _heuristic("gensup", "gensup_heuristic", "the genetic algorithm GenSup (2-D, one "
                "hierarchical dimension)", options=_HEURISTIC | {"seed"}, randomised=True,
-               lp_guided=True),
+               lp_guided=True, shape="network"),
     _heuristic("ga", "smith_ga", "Smith et al.'s (2012) GA over the incremental attacker's "
                "order (any table)", options=_ORDER_SEARCH, module="smith_ga", randomised=True),
     _heuristic("ls", "local_search", "Smith et al.'s local search over that order (any table)",
@@ -112,3 +124,34 @@ def method_help() -> str:
 def method(name: str) -> Method:
     """The method called ``name`` (KeyError if none)."""
     return _BY_NAME[name]
+
+
+def _fits(shape: str, table) -> str:
+    """``""`` if ``table`` has ``shape``, else why not."""
+    from cspopt.errors import NotNetworkError
+    from cspopt.table.network import bipartite_graph
+
+    try:
+        if shape == "network":
+            table.reduced_network()
+        elif shape == "2-D":
+            bipartite_graph(table)
+            table.network()
+    except NotNetworkError as error:
+        return str(error)
+    return ""
+
+
+def shape_refusal(name: str, table) -> str:
+    """``""`` where method ``name`` takes ``table``'s shape; else one line saying what it
+    needs, why this table is not that, and the methods of the same protection that fit."""
+    needed = _BY_NAME[name].shape
+    why = "" if needed == "any" else _fits(needed, table)
+    if not why:
+        return ""
+    fitting = [m.name for m in METHOD_TABLE
+               if m.heuristic and (m.shape == "any" or m.shape != needed and not _fits(
+                   m.shape, table))]
+    return (f"method {name!r} needs {SHAPES[needed]}, and this table is not one ({why}); "
+            f"the heuristics for this table: {', '.join(fitting)} (or method='auto', the "
+            f"branch-and-cut, for any table)")

@@ -116,14 +116,25 @@ def test_every_heuristic_starts_from_a_given_pattern(method):
         cspopt.solve(table, method=method, start=[0])
 
 
-def test_pbp_and_hypercube_refuse_hierarchical_and_3d_tables_alike():
+def test_a_heuristic_refuses_a_table_of_another_shape_naming_those_that_fit():
+    """The method table says which shape each heuristic needs; a table of another shape is
+    refused before any work, with the heuristics that take it."""
     hierarchical, cube = read_table(INSTANCES / "pp_shadow.jj"), read_table(
         FUZZ / "fz_3d_0.jj")
-    for method, words in (("pbp", "PBP needs a 2-D table without hierarchies"),
-                          ("hypercube", "needs a 2-D table without hierarchies")):
-        for table in (hierarchical, cube):
-            with pytest.raises(InputError, match=words):
-                cspopt.solve(table, method=method)
+    for method in ("pbp", "hypercube"):
+        with pytest.raises(InputError, match="needs a 2-D table without hierarchies") as found:
+            cspopt.solve(hierarchical, method=method)
+        assert "castro, sp, gensup, ga, ls, capped" in str(found.value)
+        with pytest.raises(InputError, match="needs a 2-D table without hierarchies") as found:
+            cspopt.solve(cube, method=method)
+        assert "heuristics for this table: ga, ls, capped" in str(found.value)
+    for method in ("castro", "sp", "gensup"):
+        with pytest.raises(InputError, match="possibly with one hierarchical dimension, and "
+                                             "this table is not one .*: ga, ls, capped"):
+            cspopt.solve(cube, method=method)
+    done = run("solve", str(FUZZ / "fz_3d_0.jj"), "--method", "castro")
+    assert done.returncode == 2 and "ga, ls, capped" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
 
 
 # --- every limit by construction ----------------------------------------------------------

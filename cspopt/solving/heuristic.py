@@ -19,7 +19,8 @@ import numpy as np
 from cspopt.bounds.capacity import capacity_lp
 from cspopt.bounds.lines import line_bound
 from cspopt.budget import Budget
-from cspopt.methods import METHOD_TABLE
+from cspopt.errors import InputError
+from cspopt.methods import METHOD_TABLE, shape_refusal
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.options import AUDIT_SHARE, OPTIONS, check_limits, check_options
 from cspopt.result import SolveResult, integral_bound
@@ -65,6 +66,9 @@ def solve_heuristic(table, *, method: str = "castro", time_limit: float | None =
     check_limits(time_limit=time_limit)
     budget = Budget(time_limit)
     check_options(dict(seed=seed, operator=operator, groups=groups))
+    refusal = shape_refusal(method, table)
+    if refusal:
+        raise InputError(refusal)
     # the final audit always runs: the search keeps a share of the limit for it
     search = budget.opening(1 - AUDIT_SHARE)
     inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
