@@ -80,6 +80,9 @@ METHOD_TABLE: tuple[Method, ...] = (
     Method("mip", _BOTH, "the compact MIP (exact: on --solver; interval: HiGHS)", _COMPACT),
     Method("branch-and-cut", _BOTH, "exact: on x with cut-set constraints; interval: on y with "
            "capacity cuts (SCIP)", _TREE),
+    Method("modular", _INTERVAL, "interval: the hierarchical table subtable by subtable, each "
+           "by the branch-and-cut, top-down with backtracking, then audited and repaired whole "
+           "(de Wolf 2002's HiTaS; needs the table's dimensions)"),
     _heuristic("castro", "castro_heuristic", "Castro's (2007) shortest-paths heuristic (2-D "
                "tables, one hierarchical dimension allowed)", shape="network"),
     _heuristic("sp", "sp_heuristic", "the SP heuristic (2-D tables, one hierarchical "

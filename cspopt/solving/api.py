@@ -37,6 +37,7 @@ from cspopt.solving.exact_mip import choose_model, solve_exact
 from cspopt.solving.exact_pipeline import DUALS, pattern_of, run_pipeline
 from cspopt.solving.heuristic import solve_heuristic
 from cspopt.solving.interval_mip import solve_interval
+from cspopt.solving.modular import solve_modular
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
            "DUALS", "DEFAULT_GAP"]
@@ -177,7 +178,8 @@ def solve(
                  operator=operator, groups=groups, instance=instance)
     refuse_inapplicable(given, protection=protection, method=method)
     given = check_options(given)
-    if gap != DEFAULT_GAP and (method in heuristic_names() or method == "lagrangian"):
+    if gap != DEFAULT_GAP and (method in heuristic_names() or method in ("lagrangian",
+                                                                       "modular")):
         raise InputError(f"gap (--gap): for the methods that search for a proof by a MIP or a "
                          f"branch-and-cut, not method {method!r}")
     if protection == "interval":
@@ -206,6 +208,8 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
                                clean=given["clean"], certify=given["certify"],
                                seed=given["seed"], operator=given["operator"],
                                groups=given["groups"], start=start, **options)
+    if method == "modular":
+        return solve_modular(table, time_limit=time_limit, **options)
     if method == "mip":
         return solve_interval(table, relax=given["relax"], route=given["route"],
                               time_limit=time_limit, gap=gap, verbose=verbose,
