@@ -61,3 +61,11 @@ def test_modular_refuses_a_table_without_dimensions_and_options_it_does_not_take
         cspopt.solve(read_table(INSTANCES / "pp_shadow.jj"), method="modular")
     with pytest.raises(InputError, match="not method 'modular'"):
         cspopt.solve(hierarchical_2d(12, 6, seed=1), method="modular", seed=3)
+
+
+def test_a_plain_2d_table_with_relations_only_is_one_subtable():
+    table = read_table(INSTANCES / "fuzz" / "fz_2d_111.jj")
+    (part,) = subtables(table)
+    assert part.cells.size == table.num_cells and part.relations.size == table.num_relations
+    found = cspopt.solve(table, method="modular")
+    assert found.audit.protected and found.lower_bound <= 9 <= found.objective  # optimum 9

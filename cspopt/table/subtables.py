@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cspopt.errors import InputError
+from cspopt.errors import InputError, NotNetworkError
+from cspopt.table.network import bipartite_graph
 from cspopt.table.structure import Dimension
 from cspopt.table.table import CellStatus, Table
 
@@ -60,13 +61,15 @@ class Subtable:
             lo, hi = matrix.indptr[r], matrix.indptr[r + 1]
             relations.append([(int(position[c]), float(a)) for c, a in
                               zip(matrix.indices[lo:hi], matrix.data[lo:hi])])
+        labelled = table.dimensions is not None
         dimensions = [Dimension(d.name, (p, *d.children(p)), {c: p for c in d.children(p)})
-                      for d, p in zip(table.dimensions, self.parents)]
+                      for d, p in zip(table.dimensions, self.parents)] if labelled else None
         return Table(table.values[cells], costs=table.costs[cells], status=status,
                      apriori_lower=table.apriori_lower[cells],
                      apriori_upper=table.apriori_upper[cells], lower_protection=levels[0],
                      upper_protection=levels[1], sliding_protection=levels[2],
-                     relations=relations, labels=[table.labels[c] for c in cells],
+                     relations=relations,
+                     labels=[table.labels[c] for c in cells] if labelled else None,
                      dimensions=dimensions, nonnegative=table.nonnegative,
                      name=f"{table.name}[{','.join(self.parents)}]")
 
@@ -84,18 +87,25 @@ def _depths(dimension: Dimension) -> dict[str, int]:
 
 
 def subtables(table: Table) -> list[Subtable]:
-    """The subtables of ``table`` (it must carry ``labels`` and ``dimensions``), top-down.
+    """The subtables of ``table``, top-down: from its ``labels`` and ``dimensions``; a table
+    with relations only is one subtable where it is a 2-D grid without hierarchies.
 
     Raises
     ------
     InputError
-        If the table has no dimensions to split along (read it with its codes: a tidy CSV,
-        JSON, or microdata with ``.hrc`` hierarchies).
+        If the table has no dimensions to split along and is not a plain 2-D grid (read it
+        with its codes: a tidy CSV, JSON, or microdata with ``.hrc`` hierarchies).
     """
     if table.labels is None or table.dimensions is None:
-        raise InputError("Modular needs the table's dimensions and codes (a table from "
-                         "microdata, a tidy CSV or JSON file with its hierarchies); this "
-                         "table has relations only")
+        try:
+            bipartite_graph(table)
+            table.network()
+        except NotNetworkError:
+            raise InputError("Modular needs the table's dimensions and codes (a table from "
+                             "microdata, a tidy CSV or JSON file with its hierarchies); "
+                             "this table has relations only") from None
+        return [Subtable((), 0, np.arange(table.num_cells),
+                         np.arange(table.num_relations))]
     dimensions = table.dimensions
     index = {label: cell for cell, label in enumerate(table.labels)}
     depths = [_depths(d) for d in dimensions]
