@@ -57,7 +57,7 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     """Protect the interval requirements of a hierarchical ``table`` by Modular.
 
     The table must carry its dimensions and codes (from microdata, a tidy CSV or a JSON
-    file). Returns a result like every solve's: its pattern passes the whole table's audit,
+    file), or be a plain 2-D grid (one subtable). Returns a result like every solve's: its pattern passes the whole table's audit,
     its lower bound is the whole table's capacity LP bound (valid wherever it stops), and
     ``timings`` has the subtables' time (``subtables``) and their count in ``model_size``.
     """
@@ -76,22 +76,27 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     with budget.phase("subtables"):
         solves = _protect_subtables(table, parts, suppressed, budget.opening(_SUBTABLES_SHARE),
                                     weights=weights, must_publish=must_publish, rounds=rounds)
-    y = suppressed[inst.candidates].astype(float)
     search = budget.opening(1 - AUDIT_SHARE)
+    # the whole table's audit, and the completion of what the subtables' attackers missed
+    y, checked, repaired = repair_interval_pattern(
+        inst, suppressed[inst.candidates].astype(float), budget.timings, budget=search)
     oracle = CapacityOracle(inst)
     with budget.phase("clean"):  # what the subtables' patterns made redundant
         clean = search.share(_CLEAN_SHARE)
         if inst.candidates.size and oracle.protects(y, clean):
-            y = oracle.prune(y, np.argsort(-inst.weights[inst.candidates], kind="stable"),
-                             clean)
+            pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates],
+                                                kind="stable"), clean)
+            if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
+                y, checked, more = repair_interval_pattern(inst, pruned, budget.timings)
+                repaired = "; ".join(filter(None, [repaired, more]))
     with budget.phase("bound"):
         bound = capacity_lp(inst, oracle, budget=search)[0] if inst.candidates.size else 0.0
     lower = integral_bound(bound, inst.weights[inst.candidates])
-    y, checked, repaired = repair_interval_pattern(inst, y, budget.timings, budget=search)
     objective = float(inst.weights[inst.candidates] @ y)
     return interval_result(
         inst, budget, method=name,
-        termination="optimal" if lower >= objective - 1e-9 else "finished",
+        termination="optimal" if lower >= objective - 1e-9 else (
+            "time_limit" if budget.expired() else "finished"),
         lower_bound=lower, y=y, audit=checked, proof="lp",
         model_size=dict(subtables=len(parts), subtable_solves=solves,
                         candidates=int(inst.candidates.size)),
