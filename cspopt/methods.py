@@ -124,22 +124,15 @@ def method_help() -> str:
     return "; ".join(f"{m.name} = {m.doc}" for m in METHOD_TABLE)
 
 
-def method(name: str) -> Method:
-    """The method called ``name`` (KeyError if none)."""
-    return _BY_NAME[name]
-
-
 def _fits(shape: str, table) -> str:
     """``""`` if ``table`` has ``shape``, else why not."""
     from cspopt.errors import NotNetworkError
-    from cspopt.table.network import bipartite_graph
 
     try:
         if shape == "network":
             table.reduced_network()
         elif shape == "2-D":
-            bipartite_graph(table)
-            table.network()
+            table.bipartite_graph()  # the row/column graph, of the table's network
     except NotNetworkError as error:
         return str(error)
     return ""

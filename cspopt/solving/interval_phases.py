@@ -14,6 +14,7 @@ Carvalho 2008 §3.1), rounding up the root point, and the incremental attacker g
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -113,6 +114,7 @@ class Run:
     focus: np.ndarray | None = None
     solve: Callable | None = None  # the branch-and-cut itself, for the searches' restrictions
     root_y: np.ndarray | None = None
+    lp_order: np.ndarray | None = None  # the candidates least wanted by the root LP first
     root_cuts: list = field(default_factory=list)
     converged: bool = False
     floor: float = 0.0  # a bound the capacity rows do not imply (a dominant cell's)
@@ -129,14 +131,10 @@ class Run:
         """Whether there is anything to search for: candidates, cells to protect, a gap."""
         return bool(self.ny and self.inst.protected.size and self.incumbent.open)
 
-    @property
+    @functools.cached_property
     def dearest_first(self) -> np.ndarray:
+        """The candidates, dearest first."""
         return np.argsort(-self.incumbent.weights)
-
-    @property
-    def lp_order(self) -> np.ndarray:
-        """The candidates least wanted by the root LP first (dearest first among equals)."""
-        return np.lexsort((-self.incumbent.weights, self.root_y))
 
     @property
     def beside(self) -> bool:
@@ -231,6 +229,7 @@ def root_lp(run: Run, budget: Budget) -> None:
     bound, run.root_y, run.root_cuts, run.converged = capacity_lp(
         inst, run.oracle, budget=budget, tail_off=True,
         separators=root_separators(run.oracle, bridgeless=False))
+    run.lp_order = np.lexsort((-incumbent.weights, run.root_y))  # dearest first among equals
     incumbent.record("root lp", lower=bound)
     if run.ny:  # the master's point, rounded up, often protects even before convergence
         incumbent.offer("rounding", (run.root_y > 1e-9).astype(float), run.lp_order,

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from cspopt.errors import InputError, NotNetworkError
-from cspopt.table.network import bipartite_graph
 from cspopt.table.structure import Dimension
 from cspopt.table.table import CellStatus, Table
 
@@ -98,8 +97,7 @@ def subtables(table: Table) -> list[Subtable]:
     """
     if table.labels is None or table.dimensions is None:
         try:
-            bipartite_graph(table)
-            table.network()
+            table.bipartite_graph()
         except NotNetworkError:
             raise InputError("Modular needs the table's dimensions and codes (a table from "
                              "microdata, a tidy CSV or JSON file with its hierarchies); "
