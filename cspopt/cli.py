@@ -120,8 +120,9 @@ _INSTANCE_FLAGS = ("model", "weights", "publish_totals", "publish_zeros", "tau",
 #: the randomised heuristics' options (solve and protect)
 _HEURISTIC_FLAGS = ("seed", "operator", "groups")
 #: the options of cspopt solve besides those
+_SPREAD_FLAGS = ("workers", "scheduler")
 _SOLVE_FLAGS = ("dual", "solver", "threads", "route", "relax", "separation", "candidate_sets",
-                "processes", "clean", "certify", *_HEURISTIC_FLAGS)
+                "processes", "clean", "certify", *_HEURISTIC_FLAGS, *_SPREAD_FLAGS)
 
 
 def _add_options(p: argparse.ArgumentParser, names: Sequence[str]) -> None:
@@ -251,7 +252,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
         if not sep or not name or not path:
             raise InputError(f"--hrc {item!r}: expected DIMENSION=FILE.hrc")
         hierarchies[name] = path
-    options = _options(args, _HEURISTIC_FLAGS)
+    options = _options(args, _HEURISTIC_FLAGS + _SPREAD_FLAGS)
     if args.output:  # refused before the solve, not after it
         output_format(args.output)
         check_writable(args.output, "-o")
@@ -434,7 +435,7 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--protection", choices=["interval", "exact"], default="interval")
     p.add_argument("--method", default="auto", choices=METHODS["interval"],
                    help="how to solve (as cspopt solve)")
-    _add_options(p, _HEURISTIC_FLAGS)
+    _add_options(p, _HEURISTIC_FLAGS + _SPREAD_FLAGS)
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the solve")
     p.add_argument("-o", "--output", metavar="OUT.csv",
                    help="one row per cell: codes, value, status, protection, attacker's "
@@ -462,14 +463,15 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p = sub.add_parser("bench", parents=[verbose],
                        help="run a benchmark and write its results table")
     p.add_argument("name", choices=["audit", "exact", "heuristics", "interval", "lagrangian",
-                                    "limits", "protect"])
+                                    "limits", "protect", "scale"])
     p.add_argument("--tables", type=int, default=10,
                    help="tables per size (exact; lagrangian: per size and data set; "
                         "heuristics: per size and class)")
     p.add_argument("--time-limit", type=float, default=60.0,
-                   help="seconds per table (exact, interval, heuristics, limits, protect)")
+                   help="seconds per table (exact, interval, heuristics, limits, protect, "
+                        "scale)")
     p.add_argument("--max-cells", type=int, default=10_201,
-                   help="skip sizes with more cells (exact)")
+                   help="skip sizes with more cells (exact, scale)")
     p.add_argument("--min-cells", type=int, default=0,
                    help="skip sizes with fewer cells (exact: split a long run by size)")
     p.add_argument("--instance", action="append", default=[], metavar="FILE",

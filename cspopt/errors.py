@@ -20,6 +20,7 @@ __all__ = [
     "NotNetworkError",
     "MissingExtraError",
     "SolverError",
+    "ClusterError",
 ]
 
 
@@ -96,3 +97,8 @@ class SolverError(CspoptError, RuntimeError):
 class MissingExtraError(CspoptError, ImportError):
     """An optional feature's package is not installed; the message names the extra to install
     (e.g. ``pip install 'cspopt[plot]'``)."""
+
+
+class ClusterError(CspoptError, RuntimeError):
+    """The Dask cluster work was handed to cannot be reached, did not start, or lost a task
+    twice; the message names the address or the task."""

@@ -25,6 +25,7 @@ _LAGRANGIAN = frozenset({"dual", "max_iterations", "multipliers"})
 _COMPACT = frozenset({"solver", "threads", "route", "relax"})
 _TREE = frozenset({"separation", "candidate_sets", "processes"})
 _HEURISTIC = frozenset({"clean", "certify"})
+_SPREAD = frozenset({"workers", "scheduler"})
 _ORDER_SEARCH = _HEURISTIC | {"seed", "operator", "groups"}
 #: the table shapes a method may need, in words: a network table (Castro 2007 Fig. 5: the
 #: relations left once a hierarchical dimension's implied ones are dropped form a network)
@@ -73,7 +74,8 @@ def _heuristic(name: str, function: str, doc: str, *, options=_HEURISTIC, module
 #: every method, in the order the help lists them
 METHOD_TABLE: tuple[Method, ...] = (
     Method("auto", _BOTH, "exact: heuristic + Lagrangian, then the branch-and-cut on x if a gap "
-           "remains; interval: the branch-and-cut with capacity cuts (SCIP)",
+           "remains; interval: the branch-and-cut with capacity cuts (SCIP), or modular on "
+           "hierarchical tables beyond 2-D from 2,000 cells",
            _LAGRANGIAN | _TREE),
     Method("lagrangian", _EXACT, "exact: heuristic + Lagrangian dual only (Almeida & Carvalho "
            "2005)", _LAGRANGIAN),
@@ -82,7 +84,7 @@ METHOD_TABLE: tuple[Method, ...] = (
            "capacity cuts (SCIP)", _TREE),
     Method("modular", _INTERVAL, "interval: the hierarchical table subtable by subtable, each "
            "by the branch-and-cut, top-down with backtracking, then audited and repaired whole "
-           "(de Wolf 2002's HiTaS; needs the table's dimensions)"),
+           "(de Wolf 2002's HiTaS; needs the table's dimensions)", _SPREAD),
     _heuristic("castro", "castro_heuristic", "Castro's (2007) shortest-paths heuristic (2-D "
                "tables, one hierarchical dimension allowed)", shape="network"),
     _heuristic("sp", "sp_heuristic", "the SP heuristic (2-D tables, one hierarchical "

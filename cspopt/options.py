@@ -32,6 +32,7 @@ _ORDER_SEARCH_USERS = "Smith et al.'s order searches (method='ga' or 'ls')"
 _LAGRANGIAN_USERS = "the Lagrangian (method='lagrangian' or 'auto')"
 _COMPACT_USERS = "the compact MIP (method='mip')"
 _TREE_USERS = "the interval branch-and-cut (method='auto' or 'branch-and-cut')"
+_MODULAR_USERS = "Modular (method='modular')"
 #: the mutations of Smith et al.'s order searches (:mod:`cspopt.heuristics.smith_ga`)
 OPERATOR_CHOICES = ("adaptive", "swap", "insert", "invert")
 
@@ -188,6 +189,13 @@ OPTIONS: dict[str, Option] = {
     "certify": Option(False, _INTERVAL, taking("certify"), _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified",
                       domain=Flag()),
+    "workers": Option(None, _INTERVAL, taking("workers"), _MODULAR_USERS,
+                      "Dask workers: a local cluster of this many processes solves the "
+                      "subtables that share no cell side by side (default: 1, here)",
+                      domain=Integer(1)),
+    "scheduler": Option(None, _INTERVAL, taking("scheduler"), _MODULAR_USERS,
+                        "address of a running Dask scheduler (tcp://HOST:PORT) to spread the "
+                        "subtables over", cli_flag="--scheduler"),
     "seed": Option(0, _INTERVAL, taking("seed"),
                    "the randomised heuristics (method='gensup', 'ga' or 'ls')",
                    "seed of its random choices: a seed gives one pattern", domain=Integer(0)),

@@ -69,3 +69,77 @@ def test_a_plain_2d_table_with_relations_only_is_one_subtable():
     assert part.cells.size == table.num_cells and part.relations.size == table.num_relations
     found = cspopt.solve(table, method="modular")
     assert found.audit.protected and found.lower_bound <= 9 <= found.objective  # optimum 9
+
+
+def test_hierarchical_survey_is_seeded_and_its_codes_lie_in_the_hierarchies():
+    from cspopt.microdata.synthetic import hierarchical_survey
+    levels = {"region": (2, 3), "activity": (3,), "size": (2, 2)}
+    columns, hierarchies = hierarchical_survey(levels, records=200, seed=4)
+    again, _ = hierarchical_survey(levels, records=200, seed=4)
+    assert columns == again and len(columns["turnover"]) == 200
+    assert set(hierarchies) == {"region", "size"}  # the flat activity needs none
+    assert set(columns["region"]) <= {c for c in hierarchies["region"] if "." in c}
+    assert len(hierarchies["region"]) == 2 + 6 and min(columns["turnover"]) >= 1
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_modular_on_a_3d_table_with_two_hierarchies_is_audited_and_never_below_the_optimum(
+        seed):
+    from cspopt.microdata.synthetic import hierarchical_survey
+    levels = {"region": (2, 2), "activity": (2, 2), "size": (2,)}
+    columns, hierarchies = hierarchical_survey(levels, records=120, seed=seed)
+    found = cspopt.protect(columns, list(levels), response="turnover",
+                           rules="P(15)|FREQ(3,10)", hierarchies=hierarchies,
+                           method="modular")
+    table, result = found.table, found.result
+    assert table.num_cells == 7 * 7 * 3 and result.model_size["subtables"] == 9
+    optimum = solve_branch_and_cut(table)
+    assert optimum.proven_optimal
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.lower_bound <= optimum.objective + 1e-6 <= result.objective + 2e-6
+
+
+def test_auto_takes_modular_on_a_large_hierarchical_table_beyond_2d(monkeypatch):
+    from cspopt.microdata.synthetic import hierarchical_survey
+    from cspopt.solving import modular
+    levels = {"region": (2, 2), "activity": (2, 2), "size": (2,)}
+    columns, hierarchies = hierarchical_survey(levels, records=120, seed=2)
+    protected = cspopt.protect(columns, list(levels), response="turnover",
+                               rules="P(15)|FREQ(3,10)", hierarchies=hierarchies)
+    assert protected.result.method.startswith("bc")  # below MODULAR_FROM
+    assert not modular.modular_fits(hierarchical_2d(60, 40, seed=1))  # 2-D: a network
+    monkeypatch.setattr(modular, "MODULAR_FROM", 100)
+    table = protected.table
+    assert modular.modular_fits(table)
+    assert cspopt.solve(table).method.startswith("modular")
+    assert cspopt.solve(table, processes=2).method.startswith("bc")  # as asked
+
+
+def test_two_dask_workers_give_the_sequential_pattern():
+    table = hierarchical_2d(12, 6, seed=2)
+    alone = cspopt.solve(table, method="modular")
+    spread = cspopt.solve(table, method="modular", workers=2)
+    assert spread.suppressed == alone.suppressed and spread.audit.protected
+    assert spread.model_size == alone.model_size
+
+
+def test_waves_are_runs_of_subtables_sharing_no_cell():
+    from cspopt.solving.modular import _waves
+    parts = subtables(hierarchical_2d(10, 6, seed=1))
+    waves = _waves(parts, list(range(len(parts))))
+    assert [i for wave in waves for i in wave] == list(range(len(parts)))  # order kept
+    for wave in waves:
+        cells = np.concatenate([parts[i].cells for i in wave])
+        assert np.unique(cells).size == cells.size
+    assert len(waves) < len(parts)
+
+
+def test_an_unreachable_scheduler_and_bad_workers_are_named():
+    from cspopt.errors import ClusterError
+    table = hierarchical_2d(12, 6, seed=1)
+    with pytest.raises(ClusterError, match="tcp://127.0.0.1:9"):
+        cspopt.solve(table, method="modular", scheduler="tcp://127.0.0.1:9")
+    with pytest.raises(InputError, match="workers"):
+        cspopt.solve(table, method="modular", workers=0)
+    with pytest.raises(InputError, match="workers"):
+        cspopt.solve(table, method="branch-and-cut", workers=2)

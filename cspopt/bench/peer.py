@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["tauargus_available", "run_tauargus_opt", "run_tauargus_protect"]
+__all__ = ["tauargus_available", "run_tauargus_opt", "run_tauargus_protect", "run_child"]
 
 _CHILD = r"""
 import json, resource, sys
@@ -53,7 +53,7 @@ def run_tauargus_opt(jj_path: str | os.PathLike, *, minutes: int = 1,
                     lower_bound=math.nan, wall=math.nan, cpu=math.nan)
     wall_limit = wall_limit if wall_limit is not None else 3 * 60 * minutes + 60
     with tempfile.TemporaryDirectory(prefix="tauargus-") as out:
-        report, failed = _run_child(_CHILD, [str(Path(jj_path).resolve()), out,
+        report, failed = run_child(_CHILD, [str(Path(jj_path).resolve()), out,
                                              str(int(minutes))], wall_limit)
         if failed:
             return dict(failed, suppressed=(), objective=math.nan, lower_bound=math.nan)
@@ -78,15 +78,18 @@ result = pytauargus.protect(pd.DataFrame(spec["columns"]), spec["dims"], spec["r
                             totcode=spec["total"], workdir=spec["workdir"])
 usage = resource.getrusage(resource.RUSAGE_SELF)
 rows = result.tables[0].rows
-print(json.dumps({"rows": rows, "cpu": usage.ru_utime + usage.ru_stime}, default=str))
+print(json.dumps({"rows": rows, "cpu": usage.ru_utime + usage.ru_stime,
+                  "rss_mb": usage.ru_maxrss / 1024}, default=str))
 """
 
 
 def run_tauargus_protect(columns: dict, dims: list[str], response: str, rules: str, *,
                          hrc: dict[str, str] | None = None, total: str = "Total",
-                         minutes: int = 1, wall_limit: float | None = None) -> dict:
+                         minutes: int = 1, wall_limit: float | None = None,
+                         method: str = "OPT") -> dict:
     """Run ``pytauargus.protect`` (tau-ARGUS from microdata: its safety rules, protection
-    levels and Optimal suppression, ``OPT(1, minutes)``) in a subprocess.
+    levels and suppression by ``method``: ``OPT(1, minutes)``, Optimal, or ``MOD(1,
+    minutes)``, Modular with ``minutes`` per subtable) in a subprocess.
 
     Returns ``status`` (``done``, ``crashed``, ``killed``, ``not installed``), ``rows``
     (one dict per cell: codes, ``status`` U/M/S/..., ``lower``/``upper`` protection
@@ -99,16 +102,16 @@ def run_tauargus_protect(columns: dict, dims: list[str], response: str, rules: s
         spec = Path(out) / "spec.json"
         spec.write_text(json.dumps(dict(
             columns=columns, dims=dims, response=response, rules=rules,
-            suppress=f"OPT(1,{int(minutes)})", decimals=6, hrc=hrc or {}, total=total,
+            suppress=f"{method}(1,{int(minutes)})", decimals=6, hrc=hrc or {}, total=total,
             workdir=str(Path(out) / "work"))))
-        report, failed = _run_child(_PROTECT_CHILD, [str(spec)], wall_limit)
+        report, failed = run_child(_PROTECT_CHILD, [str(spec)], wall_limit)
         if failed:
             return dict(failed, rows=[])
         return dict(status="done", rows=report["rows"], wall=report["wall"],
-                    cpu=float(report["cpu"]))
+                    cpu=float(report["cpu"]), rss_mb=float(report["rss_mb"]))
 
 
-def _run_child(code: str, args: list[str], wall_limit: float) -> tuple[dict | None, dict]:
+def run_child(code: str, args: list[str], wall_limit: float) -> tuple[dict | None, dict]:
     """Run ``code`` in a fresh interpreter: its last JSON line with ``wall`` added, or a
     failure record (``killed`` past ``wall_limit``, ``crashed`` on a non-zero exit or no
     report: the peer can segfault)."""

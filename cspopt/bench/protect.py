@@ -24,7 +24,8 @@ from cspopt.bench.peer import run_tauargus_protect
 from cspopt.microdata import protect
 from cspopt.microdata.synthetic import business_survey
 
-__all__ = ["protect_cases", "protect_benchmark", "protect_summary"]
+__all__ = ["protect_cases", "protect_benchmark", "protect_summary", "peer_rows_by_cell",
+           "hrc_text"]
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ def protect_cases(*, quick: bool = False) -> list[tuple[str, dict, dict, str]]:
     return cases
 
 
-def _hrc(parent: dict[str, str], total: str) -> str:
+def hrc_text(parent: dict[str, str], total: str) -> str:
     """The parent map as a tau-ARGUS ``.hrc`` text (``@`` per level below the top)."""
     lines = []
 
@@ -60,6 +61,14 @@ def _hrc(parent: dict[str, str], total: str) -> str:
             visit(child, depth + 1)
     visit(total, 0)
     return "\n".join(lines) + "\n"
+
+
+def peer_rows_by_cell(table, rows: list[dict], dims: list[str]) -> dict:
+    """tau-ARGUS' output ``rows`` keyed by the id of ``table``'s cell with their codes
+    (``None`` for a row whose codes the table lacks): tau-ARGUS pads codes to a fixed
+    width."""
+    where = {label: i for i, label in enumerate(table.labels)}
+    return {where.get(tuple(str(r[d]).strip() for d in dims)): r for r in rows}
 
 
 def protect_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[dict]:
@@ -74,14 +83,12 @@ def protect_benchmark(cases, *, time_limit: float = 60.0, on_row=None) -> list[d
         mine_s = time.perf_counter() - t0
         with tempfile.TemporaryDirectory() as tmp:
             hrc = Path(tmp) / "province.hrc"
-            hrc.write_text(_hrc(parent, total))
+            hrc.write_text(hrc_text(parent, total))
             peer = run_tauargus_protect(columns, dims, response, rules,
                                         hrc={"province": str(hrc)}, total=total,
                                         minutes=max(1, math.ceil(time_limit / 60)))
         table = mine.table
-        where = {label: i for i, label in enumerate(table.labels)}
-        peer_cells = {where.get((str(r["province"]).strip(), str(r["activity"]).strip())): r
-                      for r in peer["rows"]}  # tau-ARGUS pads codes to a fixed width
+        peer_cells = peer_rows_by_cell(table, peer["rows"], dims)
         row = dict(case=name, rules=rules, cells=table.num_cells,
                    primary=int(table.sensitive.sum()), peer_status=peer["status"])
         if peer["rows"]:

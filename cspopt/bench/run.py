@@ -26,6 +26,8 @@ from cspopt.bench.interval import interval_benchmark, interval_cases, interval_s
 from cspopt.bench.lagrangian import lagrangian_benchmark, lagrangian_summary
 from cspopt.bench.limits import limits_benchmark, limits_cases
 from cspopt.bench.protect import protect_benchmark, protect_cases, protect_summary
+from cspopt.bench.scale import RULES as SCALE_RULES
+from cspopt.bench.scale import SCALE_CASES, scale_benchmark, scale_cases
 
 __all__ = ["run_benchmark"]
 
@@ -162,6 +164,28 @@ def _protect(run: _BenchRun) -> tuple[str, bool]:
     return text, all(r["cspopt_safe"] for r in rows)
 
 
+def _scale(run: _BenchRun) -> tuple[str, bool]:
+    """``cspopt bench scale``: its results page and whether every cspopt pattern passed the
+    whole table's audit."""
+    def render(rows):
+        cases = "; ".join(f"`{n}`: levels {SCALE_CASES[n][0]}, {SCALE_CASES[n][1]:,} "
+                          f"records, seed {SCALE_CASES[n][2]}" for n in dict.fromkeys(
+                              r["case"] for r in rows))
+        return _markdown(rows, "Hierarchical tables at scale: cspopt vs pytauargus MOD and "
+                               "OPT (cspopt bench scale)") + (
+            f"\nMicrodata `cspopt.microdata.synthetic.hierarchical_survey` ({cases}), rules "
+            f"`{SCALE_RULES}`, costs = values; cspopt with {run.time_limit:g} s a run "
+            "(`modular-2w`: two Dask workers), the peer with whole minutes of CPU time. "
+            "`safe`: cspopt's audit of the pattern on the whole table; `cost` and "
+            "`secondaries` without the primaries; `rss_mb`: the run's peak resident memory "
+            "(its processes' largest).\n")
+
+    rows = scale_benchmark(scale_cases(quick=run.quick, max_cells=run.max_cells),
+                           time_limit=run.time_limit, on_row=partial(_save, run.output, render))
+    return render(rows), all(r.get("safe", False) for r in rows
+                             if r["tool"].startswith("cspopt") and r["status"] != "killed")
+
+
 def _limits(run: _BenchRun) -> tuple[str, bool]:
     """``cspopt bench limits``: its results page and whether every check passed."""
     def render(rows):
@@ -224,7 +248,7 @@ def _heuristics(run: _BenchRun) -> tuple[str, bool]:
 
 #: the benchmarks of ``cspopt bench``, by name
 _BENCHMARKS = {name: globals()[f"_{name}"] for name in (
-    "audit", "lagrangian", "exact", "interval", "protect", "limits", "heuristics")}
+    "audit", "lagrangian", "exact", "interval", "protect", "limits", "heuristics", "scale")}
 
 
 def _save(output: str | None, render, rows) -> None:

@@ -34,7 +34,7 @@ from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
 
-__all__ = ["protect", "ProtectedTable", "build_table", "output_format", "CELL_STATUSES",
+__all__ = ["protect", "sensitive_table", "ProtectedTable", "build_table", "output_format", "CELL_STATUSES",
            "OUTPUT_FORMATS"]
 
 #: what :meth:`ProtectedTable.to_frame` says of each cell
@@ -273,6 +273,31 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     """
     started = time.perf_counter()
     check_limits(time_limit=time_limit)
+    table, tabulation, hit = sensitive_table(
+        data, dimensions, response=response, rules=rules, hierarchies=hierarchies,
+        costs=costs, total=total, holding=holding, protection=protection, encoding=encoding)
+    if table.sensitive.any():
+        if time_limit is not None:  # the limit is the whole call's: tabulation included
+            time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
+        result = solve(table, protection=protection, method=method, time_limit=time_limit,
+                       **options)
+    else:  # nothing to protect: the table is published whole
+        result = SolveResult.build(method="protect", model=protection, termination="optimal",
+                                   lower_bound=0.0, suppressed=(), objective=0.0,
+                                   audit=audit(table, ()),
+                                   message="no cell is sensitive under the rules")
+    return ProtectedTable(table, result, tabulation, hit)
+
+
+def sensitive_table(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
+                    response: str | None = None,
+                    rules: str | Rule | Sequence[str | Rule] = (),
+                    hierarchies: Mapping[str, object] | None = None, costs="value",
+                    total: str = "Total", holding: str | None = None,
+                    protection: str = "interval", encoding: str = "utf-8"):
+    """The table :func:`protect` protects (its parameters): ``(table, tabulation, hit)``,
+    the table with its sensitive cells and protection levels, the tabulation and which
+    rules flagged each cell."""
     parsed = parse_rules(rules)
     if not parsed:
         raise InputError("no sensitivity rule given: pass rules=..., e.g. 'P(15)' or "
@@ -300,14 +325,4 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     if protection == "exact":
         table = table.replace(lower_protection=np.zeros(table.num_cells),
                               upper_protection=np.zeros(table.num_cells))
-    if table.sensitive.any():
-        if time_limit is not None:  # the limit is the whole call's: tabulation included
-            time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
-        result = solve(table, protection=protection, method=method, time_limit=time_limit,
-                       **options)
-    else:  # nothing to protect: the table is published whole
-        result = SolveResult.build(method="protect", model=protection, termination="optimal",
-                                   lower_bound=0.0, suppressed=(), objective=0.0,
-                                   audit=audit(table, ()),
-                                   message="no cell is sensitive under the rules")
-    return ProtectedTable(table, result, tabulation, hit)
+    return table, tabulation, hit

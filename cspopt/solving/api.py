@@ -37,7 +37,7 @@ from cspopt.solving.exact_mip import choose_model, solve_exact
 from cspopt.solving.exact_pipeline import DUALS, pattern_of, run_pipeline
 from cspopt.solving.heuristic import solve_heuristic
 from cspopt.solving.interval_mip import solve_interval
-from cspopt.solving.modular import solve_modular
+from cspopt.solving.modular import modular_fits, solve_modular
 
 __all__ = ["solve", "bound", "certify", "resolve_protection", "METHODS", "BOUND_METHODS",
            "DUALS", "DEFAULT_GAP"]
@@ -85,24 +85,22 @@ def solve(
     time_limit: float | None = None,
     gap: float = DEFAULT_GAP,
     start: Iterable[int] | None = None,
-    verbose: bool = False,
-    progress: Callable[[dict], None] | None = None,
+    verbose: bool = False, progress: Callable[[dict], None] | None = None,
     model: str = OPTIONS["model"].default,
     dual: str = OPTIONS["dual"].default,
     max_iterations: int = OPTIONS["max_iterations"].default,
     multipliers: Multipliers | np.ndarray | None = None,
     solver: str = OPTIONS["solver"].default,
     threads: int | None = None,
-    route: str = OPTIONS["route"].default,
-    relax: bool = OPTIONS["relax"].default,
+    route: str = OPTIONS["route"].default, relax: bool = OPTIONS["relax"].default,
     separation: str = OPTIONS["separation"].default,
     candidate_sets: bool = OPTIONS["candidate_sets"].default,
     processes: int | None = OPTIONS["processes"].default,
-    clean: bool = OPTIONS["clean"].default,
-    certify: bool = OPTIONS["certify"].default,
+    clean: bool = OPTIONS["clean"].default, certify: bool = OPTIONS["certify"].default,
     seed: int = OPTIONS["seed"].default,
     operator: str = OPTIONS["operator"].default,
     groups: int | None = OPTIONS["groups"].default,
+    workers: int | None = None, scheduler: str | None = None,
     instance=None,
     **options,
 ) -> SolveResult:
@@ -113,13 +111,14 @@ def solve(
     table : Table
         A 2-D (network) table for exact disclosure; any linear table for protection
         intervals.
-    method : {"auto", "lagrangian", "mip", "branch-and-cut"}
+    method : {"auto", "lagrangian", "mip", "branch-and-cut", "modular", heuristic}
         Exact disclosure: ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the
         compact MIP only (:func:`cspopt.solve_exact`, on ``solver`` with ``threads``);
         ``branch-and-cut``: the branch-and-cut on ``x`` with cut-set constraints only
         (:func:`cspopt.solving.cutset.solve_cutset`, SCIP); ``auto``: Lagrangian, then
         that branch-and-cut from the incumbent if a gap remains. Interval protection:
-        ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``mip`` (the compact model,
+        ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``modular`` (also ``auto``'s
+        where :func:`~cspopt.solving.modular.modular_fits`), ``mip`` (the compact model,
         HiGHS), or a heuristic of :data:`cspopt.methods.METHOD_TABLE` (``castro``,
         ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``, ``ls``, ``capped``).
     protection : {"auto", "exact", "interval"}
@@ -152,7 +151,7 @@ def solve(
     instance : ExactInstance, optional
         A prebuilt instance (its options then replace ``model`` and ``options``).
     solver, threads, route, relax, separation, candidate_sets, processes, clean, certify, seed
-    operator, groups
+    operator, groups, workers, scheduler
         See :data:`cspopt.options.OPTIONS`, which also says which protection and method
         takes each option; setting one where it does not apply is an :class:`InputError`
         naming it.
@@ -175,7 +174,8 @@ def solve(
                  multipliers=multipliers, solver=solver, threads=threads, route=route,
                  relax=relax, separation=separation, candidate_sets=candidate_sets,
                  processes=processes, clean=clean, certify=certify, seed=seed,
-                 operator=operator, groups=groups, instance=instance)
+                 operator=operator, groups=groups, instance=instance, workers=workers,
+                 scheduler=scheduler)
     refuse_inapplicable(given, protection=protection, method=method)
     given = check_options(given)
     if gap != DEFAULT_GAP and (method in heuristic_names() or method in ("lagrangian",
@@ -208,8 +208,10 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
                                clean=given["clean"], certify=given["certify"],
                                seed=given["seed"], operator=given["operator"],
                                groups=given["groups"], start=start, **options)
-    if method == "modular":
-        return solve_modular(table, time_limit=time_limit, **options)
+    if method == "modular" or (method == "auto" and start is None and gap == DEFAULT_GAP
+                               and _at_defaults(given) and modular_fits(table)):
+        return solve_modular(table, time_limit=time_limit, workers=given["workers"],
+                             scheduler=given["scheduler"], **options)
     if method == "mip":
         return solve_interval(table, relax=given["relax"], route=given["route"],
                               time_limit=time_limit, gap=gap, verbose=verbose,
@@ -219,6 +221,13 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
                                 separation=given["separation"],
                                 candidate_sets=given["candidate_sets"],
                                 processes=given["processes"], **options)
+
+
+def _at_defaults(given: Mapping) -> bool:
+    """Whether the branch-and-cut's own options keep their defaults (else ``auto`` runs it,
+    as asked, and not Modular)."""
+    return all(given[name] == OPTIONS[name].default
+               for name in ("separation", "candidate_sets", "processes"))
 
 
 def _interval_instance_options(table, options: dict) -> dict:

@@ -76,7 +76,8 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     Where the judge (:func:`cspopt.audit.interval_verdict`) rejects the pattern (a solver's
     tolerance, a heuristic's own reckoning), it is completed by the incremental attacker
     (Smith et al. 2012), whose LP solutions are attacker completions meeting each
-    requirement; failing that, every candidate is suppressed. Returns ``(y, audit, note)``:
+    requirement, run over the exposed cells only (a pattern's superset protects what it
+    protected); failing that, every candidate is suppressed. Returns ``(y, audit, note)``:
     the audited point (``None`` when even suppressing every candidate exposes a cell: the
     table has no pattern, and ``audit`` names the cells), its audit and what was repaired
     (``""`` if nothing). The time goes to ``timings["audit"]``.
@@ -91,8 +92,13 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     if not checked.protected:
         exposed = list(checked.exposed)
         log.info("the pattern exposes cells %s by the audit; repairing it", exposed)
+        # more suppressions never expose a protected cell: the exposed ones are the work
+        where = np.searchsorted(inst.protected, exposed)
+        found = (where < inst.protected.size) & (
+            inst.protected[np.minimum(where, inst.protected.size - 1)] == exposed)
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
-            inst, suppressed=pattern_cells(inst, y), budget=budget)).astype(float)
+            inst, suppressed=pattern_cells(inst, y), budget=budget,
+            order=where if found.all() else None)).astype(float)
         y = np.maximum(y, completed)
         checked = interval_verdict(table, pattern_cells(inst, y))
         note = ("completed by the incremental attacker for "

@@ -28,6 +28,7 @@ from cspopt.bounds.capacity import capacity_lp
 from cspopt.budget import Budget
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.options import AUDIT_SHARE, check_limits
+from cspopt.parallel import Workers
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
     interval_result,
@@ -38,7 +39,7 @@ from cspopt.solving.audited import (
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
 from cspopt.table.subtables import Subtable, subtables
 
-__all__ = ["solve_modular", "MODULAR_ROUNDS"]
+__all__ = ["solve_modular", "modular_fits", "MODULAR_ROUNDS", "MODULAR_FROM"]
 
 log = logging.getLogger(__name__)
 
@@ -46,20 +47,28 @@ log = logging.getLogger(__name__)
 MODULAR_ROUNDS = 3
 #: shares of the call's limit: the subtables' solves, then the whole table's clean-up and
 #: bound (the final audit keeps AUDIT_SHARE)
-_SUBTABLES_SHARE = 0.5
+_SUBTABLES_SHARE = 0.3
 _CLEAN_SHARE = 0.15
+#: from this many cells up, ``method="auto"`` protects a hierarchical table of more than two
+#: dimensions by Modular: there the whole table's branch-and-cut cannot even complete its
+#: start heuristic in a few minutes (docs/bench/scale.md)
+MODULAR_FROM = 2_000
 #: the shortest time a subtable's solve is given
 _SUBTABLE_FLOOR = 0.5
 
 
 def solve_modular(table, *, time_limit: float | None = None, weights=None, must_publish=None,
-                  preprocessing: bool = True, rounds: int = MODULAR_ROUNDS) -> SolveResult:
+                  preprocessing: bool = True, rounds: int = MODULAR_ROUNDS,
+                  workers: int | None = None, scheduler: str | None = None) -> SolveResult:
     """Protect the interval requirements of a hierarchical ``table`` by Modular.
 
     The table must carry its dimensions and codes (from microdata, a tidy CSV or a JSON
-    file), or be a plain 2-D grid (one subtable). Returns a result like every solve's: its pattern passes the whole table's audit,
-    its lower bound is the whole table's capacity LP bound (valid wherever it stops), and
-    ``timings`` has the subtables' time (``subtables``) and their count in ``model_size``.
+    file), or be a plain 2-D grid (one subtable). Returns a result like every solve's: its
+    pattern passes the whole table's audit, its lower bound is the whole table's capacity
+    LP bound (valid wherever it stops), and ``timings`` has the subtables' time
+    (``subtables``) and their count in ``model_size``. ``workers`` (a local Dask cluster)
+    or ``scheduler`` (a running one's address) spread each wave of subtables sharing no
+    cell over processes (:class:`~cspopt.parallel.Workers`).
     """
     check_limits(time_limit=time_limit)
     budget = Budget(time_limit)
@@ -73,9 +82,10 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         return interval_result(inst, budget, method=name, termination="infeasible",
                                lower_bound=np.inf, message=no_pattern_message(table, hopeless))
     suppressed = table.sensitive.copy()
-    with budget.phase("subtables"):
+    with budget.phase("subtables"), Workers(workers=workers, scheduler=scheduler) as pool:
         solves = _protect_subtables(table, parts, suppressed, budget.opening(_SUBTABLES_SHARE),
-                                    weights=weights, must_publish=must_publish, rounds=rounds)
+                                    weights=weights, must_publish=must_publish, rounds=rounds,
+                                    pool=pool)
     search = budget.opening(1 - AUDIT_SHARE)
     # the whole table's audit, and the completion of what the subtables' attackers missed
     y, checked, repaired = repair_interval_pattern(
@@ -103,15 +113,30 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         message=repaired)
 
 
+def modular_fits(table) -> bool:
+    """Whether ``method="auto"`` protects ``table`` by Modular: a table read with its
+    dimensions and codes, not 2-D (where the branch-and-cut's max-flow attacker proves
+    optima), with :data:`MODULAR_FROM` cells or more in more than one subtable."""
+    return (table.dimensions is not None and table.labels is not None
+            and table.num_cells >= MODULAR_FROM and not table.has_network_form
+            and any(len(d.codes) > len(d.children(d.total)) + 1 for d in table.dimensions))
+
+
 def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, budget: Budget,
-                       *, weights, must_publish, rounds: int) -> int:
+                       *, weights, must_publish, rounds: int, pool: Workers) -> int:
     """Solve the subtables top-down, holding every cell suppressed so far; again where a
     later subtable suppressed new cells of one (up to ``rounds`` passes). ``suppressed`` (one
-    flag per cell of ``table``) grows in place; returns the number of solves."""
+    flag per cell of ``table``) grows in place; returns the number of solves.
+
+    The subtables go in waves (:func:`_waves`) of consecutive ones that share no cell, each
+    wave's solves spread over ``pool``: what one suppresses cannot reach another of its
+    wave, so the pattern is the one the solves in sequence give."""
     held: dict[int, np.ndarray] = {}  # per subtable, the suppressions it was last solved with
     published = np.zeros(table.num_cells, dtype=bool)
     if must_publish is not None:
         published[np.asarray(must_publish, dtype=np.int64)] = True
+    weights = (np.asarray(weights, dtype=float) if weights is not None
+               and not isinstance(weights, str) else weights)
     solves = 0
     for _ in range(rounds):
         todo = [i for i, part in enumerate(parts)
@@ -119,25 +144,51 @@ def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, bud
                 and not np.array_equal(held.get(i), suppressed[part.cells])]
         if not todo:
             break
-        for done, i in enumerate(todo):
+        left = len(todo)
+        for wave in _waves(parts, todo):
             if budget.expired():
                 return solves
-            part = parts[i]
-            local = part.extract(table, fixed=part.cells[suppressed[part.cells]])
-            seconds = (None if budget.end is None
-                       else max(budget.remaining() / (len(todo) - done), _SUBTABLE_FLOOR))
-            local_weights = (np.asarray(weights, dtype=float)[part.cells]
-                             if weights is not None and not isinstance(weights, str)
-                             else weights)
-            result = solve_branch_and_cut(
-                local, time_limit=seconds, weights=local_weights,
-                must_publish=np.flatnonzero(published[part.cells]), neighbourhood=False,
-                processes=1)
-            solves += 1
-            if result.has_pattern:
-                suppressed[part.cells[list(result.suppressed)]] = True
-            else:  # left to the whole table's audit and repair
-                log.info("modular: subtable %s has no pattern of its own (%s)",
-                         part.parents, result.message)
-            held[i] = suppressed[part.cells].copy()
+            seconds = (None if budget.end is None else
+                       max(budget.remaining() * min(pool.size, len(wave)) / left,
+                           _SUBTABLE_FLOOR))
+            jobs = [(parts[i].extract(table, fixed=parts[i].cells[suppressed[parts[i].cells]]),
+                     seconds, weights if isinstance(weights, str | None)
+                     else weights[parts[i].cells],
+                     np.flatnonzero(published[parts[i].cells])) for i in wave]
+            for i, found in zip(wave, pool.map(_solve_subtable, jobs)):
+                part = parts[i]
+                if found is not None:
+                    suppressed[part.cells[list(found)]] = True
+                held[i] = suppressed[part.cells].copy()
+            solves += len(wave)
+            left -= len(wave)
     return solves
+
+
+def _waves(parts: list[Subtable], todo: list[int]) -> list[list[int]]:
+    """``todo`` cut into runs of consecutive subtables no two of which share a cell."""
+    waves, taken = [], set()
+    for i in todo:
+        cells = set(parts[i].cells.tolist())
+        if not waves or taken & cells:
+            waves.append([])
+            taken = set()
+        waves[-1].append(i)
+        taken |= cells
+    return waves
+
+
+def _solve_subtable(local, seconds, weights, must_publish) -> tuple[int, ...] | None:
+    """One subtable's branch-and-cut (a task of :class:`~cspopt.parallel.Workers`): the
+    suppressed cells of its pattern, or ``None`` where it has none of its own (left to the
+    whole table's audit and repair)."""
+    result = solve_branch_and_cut(local, time_limit=seconds, weights=weights,
+                                  must_publish=must_publish, neighbourhood=False, processes=1)
+    log.debug("modular: subtable %s (%d cells, %d sensitive): %s, %g >= %g, %d suppressed",
+              local.name, local.num_cells, local.sensitive.sum(), result.termination,
+              result.objective, result.lower_bound, len(result.suppressed))
+    if not result.has_pattern:
+        log.info("modular: subtable %s has no pattern of its own (%s)", local.name,
+                 result.message)
+        return None
+    return tuple(result.suppressed)

@@ -1,0 +1,137 @@
+"""The scale benchmark (``cspopt bench scale``): hierarchical tables beyond 2-D from seeded
+microdata, protected by cspopt and by pytauargus (MOD and OPT) from the same records and
+rules.
+
+The microdata are :func:`cspopt.microdata.synthetic.hierarchical_survey` (the levels and
+seeds are in :data:`SCALE_CASES`), rules ``P(15,1)|FREQ(3,10)``, costs the cells' values.
+Every run happens in its own process (cspopt's too: its peak memory is that process's, its
+Dask workers' included), and every pattern, cspopt's and the peer's, is judged on the whole
+table by cspopt's audit (:func:`cspopt.audit.interval_verdict`). The baseline is cspopt's
+branch-and-cut on the whole table, run in the same benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from cspopt.audit import interval_verdict
+from cspopt.bench.peer import run_child, run_tauargus_protect
+from cspopt.bench.protect import hrc_text, peer_rows_by_cell
+from cspopt.microdata.protect import sensitive_table
+from cspopt.microdata.synthetic import hierarchical_survey
+
+__all__ = ["SCALE_CASES", "scale_cases", "scale_benchmark"]
+
+log = logging.getLogger(__name__)
+
+RULES = "P(15,1)|FREQ(3,10)"
+#: name: (branching per level of each dimension, records, seed)
+SCALE_CASES = {
+    "3d-650": ({"region": (2, 3), "activity": (3, 3), "size": (4,)}, 2_000, 1),
+    "3d-6.6k": ({"region": (4, 4), "activity": (5, 4), "size": (11,)}, 20_000, 1),
+    "4d-6.5k": ({"region": (3, 4), "activity": (4, 3), "size": (5,), "legal": (3,)},
+                20_000, 1),
+    "3d-38k": ({"region": (6, 6), "activity": (8, 5), "size": (17,)}, 200_000, 1),
+}
+#: cspopt's runs: (label, method, workers)
+RUNS = (("branch-and-cut", "branch-and-cut", None), ("modular", "modular", None),
+        ("modular-2w", "modular", 2))
+
+_CSPOPT_CHILD = r"""
+import json, resource, sys, time
+import cspopt
+spec = json.load(open(sys.argv[1]))
+started = time.perf_counter()
+found = cspopt.protect(spec["columns"], spec["dims"], response="turnover",
+                       rules=spec["rules"], hierarchies=spec["hierarchies"],
+                       method=spec["method"], time_limit=spec["time_limit"],
+                       **({"workers": spec["workers"]} if spec["workers"] else {}))
+seconds = time.perf_counter() - started
+r = found.result
+peak = max(resource.getrusage(who).ru_maxrss for who in
+           (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+print(json.dumps({"suppressed": [int(c) for c in r.suppressed], "status": r.status.value,
+                  "objective": r.objective, "lower_bound": r.lower_bound, "seconds": seconds,
+                  "rss_mb": peak, "timings": r.timings}))
+"""
+
+
+def scale_cases(*, quick: bool = False, max_cells: int | None = None) -> list[str]:
+    """The names of the cases to run: the smallest only when ``quick``; those of at most
+    ``max_cells`` cells (by their levels) otherwise."""
+    if quick:
+        return ["3d-650"]
+    return [name for name, (levels, _, _) in SCALE_CASES.items()
+            if max_cells is None or _cells(levels) <= max_cells]
+
+
+def _cells(levels: dict[str, tuple[int, ...]]) -> int:
+    return math.prod(1 + sum(math.prod(b[:k + 1]) for k in range(len(b)))
+                     for b in levels.values())
+
+
+def scale_benchmark(names: list[str], *, time_limit: float = 300.0, on_row=None) -> list[dict]:
+    """One row per case and tool: cspopt's :data:`RUNS` with ``time_limit`` each, then
+    pytauargus ``MOD(1, m)`` and ``OPT(1, m)`` with ``m`` the limit in whole minutes."""
+    rows = []
+    for name in names:
+        levels, records, seed = SCALE_CASES[name]
+        columns, hierarchies = hierarchical_survey(levels, records=records, seed=seed)
+        dims = list(levels)
+        table, _, _ = sensitive_table(columns, dims, response="turnover", rules=RULES,
+                                      hierarchies=hierarchies)
+        common = dict(case=name, cells=table.num_cells, records=records,
+                      primary=int(table.sensitive.sum()))
+        with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
+            spec = Path(tmp) / "spec.json"
+            for label, method, workers in RUNS:
+                spec.write_text(json.dumps(dict(
+                    columns=columns, dims=dims, rules=RULES, hierarchies=hierarchies,
+                    method=method, workers=workers, time_limit=time_limit)))
+                report, failed = run_child(_CSPOPT_CHILD, [str(spec)], 3 * time_limit + 120)
+                row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
+                if report is not None:
+                    row.update(_judged(table, report["suppressed"]),
+                               lower_bound=float(report["lower_bound"]),
+                               seconds=float(report["seconds"]),
+                               rss_mb=float(report["rss_mb"]))
+                rows.append(row)
+                _report(rows, on_row)
+            hrc = {}
+            for dim, parent in hierarchies.items():
+                hrc[dim] = str(Path(tmp) / f"{dim}.hrc")
+                Path(hrc[dim]).write_text(hrc_text(parent, "Total"))
+            for peer in ("MOD", "OPT"):
+                found = run_tauargus_protect(columns, dims, "turnover", RULES, hrc=hrc,
+                                             minutes=max(1, math.ceil(time_limit / 60)),
+                                             method=peer, wall_limit=6 * time_limit + 120)
+                row = dict(common, tool=f"pytauargus {peer}", status=found["status"])
+                if found["rows"]:
+                    cells = peer_rows_by_cell(table, found["rows"], dims)
+                    row.update(_judged(table, [c for c, r in cells.items()
+                                               if c is not None and r["status"] == "M"]),
+                               seconds=found["wall"], rss_mb=found.get("rss_mb", math.nan))
+                rows.append(row)
+                _report(rows, on_row)
+    return rows
+
+
+def _judged(table, suppressed) -> dict:
+    """A pattern's cost, its number of secondaries and whether it protects every sensitive
+    cell of the whole table by cspopt's audit."""
+    secondary = np.setdiff1d(np.asarray(suppressed, dtype=np.int64), table.sensitive_cells)
+    pattern = np.union1d(secondary, table.sensitive_cells)
+    return dict(cost=float(table.costs[secondary].sum()), secondaries=int(secondary.size),
+                safe=bool(interval_verdict(table, pattern).protected))
+
+
+def _report(rows: list[dict], on_row) -> None:
+    log.info("bench scale %s", rows[-1])
+    if on_row is not None:
+        on_row(rows)
