@@ -473,7 +473,8 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cells", type=int, default=10_201,
                    help="skip sizes with more cells (exact, scale)")
     p.add_argument("--min-cells", type=int, default=0,
-                   help="skip sizes with fewer cells (exact: split a long run by size)")
+                   help="skip sizes with fewer cells (exact, scale: split a long run by "
+                        "size)")
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
                    help="a table file the interval and limits benchmarks add to their "
                         "generated tables (repeatable; e.g. the CSPLIB tables)")

@@ -4,7 +4,7 @@ audit and costs at least the proven optimum; a table without dimensions is refus
 
 import numpy as np
 import pytest
-from helpers import INSTANCES
+from helpers import INSTANCES, run
 
 import cspopt
 from cspopt.audit import audit
@@ -143,3 +143,15 @@ def test_an_unreachable_scheduler_and_bad_workers_are_named():
         cspopt.solve(table, method="modular", workers=0)
     with pytest.raises(InputError, match="workers"):
         cspopt.solve(table, method="branch-and-cut", workers=2)
+
+
+def test_the_cli_spreads_modular_over_workers_and_names_an_unreachable_scheduler(tmp_path):
+    table = tmp_path / "t.json"
+    made = run("generate", "hier", "--rows", "12", "--cols", "6", "--seed", "1", "-o",
+               str(table))
+    assert made.returncode == 0, made.stderr
+    done = run("solve", str(table), "--method", "modular", "--workers", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    refused = run("solve", str(table), "--method", "modular", "--scheduler", "tcp://127.0.0.1:9")
+    assert refused.returncode != 0 and "tcp://127.0.0.1:9" in refused.stderr
+    assert "Traceback" not in refused.stderr

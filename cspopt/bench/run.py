@@ -180,7 +180,8 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
             "`secondaries` without the primaries; `rss_mb`: the run's peak resident memory "
             "(its processes' largest).\n")
 
-    rows = scale_benchmark(scale_cases(quick=run.quick, max_cells=run.max_cells),
+    rows = scale_benchmark(scale_cases(quick=run.quick, max_cells=run.max_cells,
+                                       min_cells=run.min_cells),
                            time_limit=run.time_limit, on_row=partial(_save, run.output, render))
     return render(rows), all(r.get("safe", False) for r in rows
                              if r["tool"].startswith("cspopt") and r["status"] != "killed")

@@ -62,13 +62,14 @@ print(json.dumps({"suppressed": [int(c) for c in r.suppressed], "status": r.stat
 """
 
 
-def scale_cases(*, quick: bool = False, max_cells: int | None = None) -> list[str]:
-    """The names of the cases to run: the smallest only when ``quick``; those of at most
-    ``max_cells`` cells (by their levels) otherwise."""
+def scale_cases(*, quick: bool = False, max_cells: int | None = None,
+                min_cells: int = 0) -> list[str]:
+    """The names of the cases to run: the smallest only when ``quick``; those of
+    ``min_cells`` to ``max_cells`` cells (by their levels) otherwise."""
     if quick:
         return ["3d-650"]
     return [name for name, (levels, _, _) in SCALE_CASES.items()
-            if max_cells is None or _cells(levels) <= max_cells]
+            if min_cells <= _cells(levels) <= (max_cells or _cells(levels))]
 
 
 def _cells(levels: dict[str, tuple[int, ...]]) -> int:

@@ -24,7 +24,7 @@ from cspopt.result import SolveResult
 
 __all__ = ["audit_pattern", "audit_interval_pattern", "repair_interval_pattern",
            "unprotectable", "no_pattern_message", "start_point", "pattern_cells",
-           "interval_result"]
+           "interval_result", "REPAIR_GROUPS"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,12 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     return checked
 
 
+#: the repair protects the exposed cells in at most this many groups, one attacker LP a side
+#: each (one cell a group where there are fewer): on a large table a group's LP costs a few
+#: single cells' (docs/bench/scale.md)
+REPAIR_GROUPS = 16
+
+
 def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None):
     """The final interval audit of the 0/1 point ``y`` over ``inst.candidates``, with repair.
 
@@ -77,7 +83,8 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     tolerance, a heuristic's own reckoning), it is completed by the incremental attacker
     (Smith et al. 2012), whose LP solutions are attacker completions meeting each
     requirement, run over the exposed cells only (a pattern's superset protects what it
-    protected); failing that, every candidate is suppressed. Returns ``(y, audit, note)``:
+    protected), in at most :data:`REPAIR_GROUPS` groups of one LP a side (Smith et al.
+    2012 §V); failing that, every candidate is suppressed. Returns ``(y, audit, note)``:
     the audited point (``None`` when even suppressing every candidate exposes a cell: the
     table has no pattern, and ``audit`` names the cells), its audit and what was repaired
     (``""`` if nothing). The time goes to ``timings["audit"]``.
@@ -98,7 +105,8 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
             inst.protected[np.minimum(where, inst.protected.size - 1)] == exposed)
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
             inst, suppressed=pattern_cells(inst, y), budget=budget,
-            order=where if found.all() else None)).astype(float)
+            order=np.array_split(where, min(where.size, REPAIR_GROUPS)) if found.all()
+            else None)).astype(float)
         y = np.maximum(y, completed)
         checked = interval_verdict(table, pattern_cells(inst, y))
         note = ("completed by the incremental attacker for "

@@ -5,8 +5,11 @@ subtables (:func:`cspopt.table.subtables.subtables`), each protected by the opti
 the interval branch-and-cut, :func:`~cspopt.solving.solve_branch_and_cut`) top-down, every
 cell suppressed so far held suppressed in the subtables after it. A subtable in which a later
 one suppressed new cells is solved again (backtracking) until no subtable changes or the
-rounds run out. A subtable's attacker knows its own relations only, so the pattern is then
-audited on the whole table (:func:`cspopt.audit.interval_verdict`) and, where a cell is left
+rounds run out; subtables sharing no cell run side by side on Dask workers
+(:class:`~cspopt.parallel.Workers`). Held cells carry no protection level of their own
+(HiTaS's rule of passing the primaries' levels down makes the requirements cascade through
+the levels, docs/bench/history.md). A subtable's attacker knows its own relations only, so
+the pattern is then audited on the whole table (:func:`cspopt.audit.interval_verdict`) and, where a cell is left
 short, completed by the incremental attacker (Smith et al. 2012; what
 :func:`~cspopt.solving.audited.repair_interval_pattern` does): a pattern that does not pass
 the audit is never returned (pytauargus' MOD returned unsafe ones). Delete-and-check on the
@@ -15,7 +18,8 @@ redundant, and the whole table's capacity LP (Fischetti & Salazar-Gonzalez 2001)
 the gap.
 
 Complexity: one branch-and-cut per subtable and round; the subtables are small (one level
-per dimension), so each is solved to optimality or close to it in its share of the time.
+per dimension), so each is solved to optimality or close to it in its share of the time; the
+whole table's audits and the repair's grouped attacker LPs come after.
 """
 
 from __future__ import annotations
