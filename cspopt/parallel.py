@@ -95,7 +95,7 @@ class Workers:
         """How many tasks run at once."""
         if self._client is None:
             return 1
-        return max(1, len(self._client.scheduler_info(n_workers=-1)["workers"]))
+        return max(1, len(self._client.nthreads()))
 
     def map(self, task: Callable, items: Iterable[Sequence]) -> list:
         """``[task(*item) for item in items]``, the items spread over the workers."""

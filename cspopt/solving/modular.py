@@ -7,10 +7,11 @@ cell suppressed so far held suppressed in the subtables after it. A subtable in 
 one suppressed new cells is solved again (backtracking) until no subtable changes or the
 rounds run out; subtables sharing no cell run side by side on Dask workers
 (:class:`~cspopt.parallel.Workers`). Held cells carry no protection level of their own
-(HiTaS's rule of passing the primaries' levels down makes the requirements cascade through
-the levels, docs/bench/scale.md). A subtable's attacker knows its own relations only, so
-the pattern is then audited on the whole table (:func:`cspopt.audit.interval_verdict`) and, where a cell is left
-short, completed by the incremental attacker (Smith et al. 2012; what
+(HiTaS's rule of passing the primaries' levels down was measured: the requirements cascade
+through the levels, for patterns several times dearer). A subtable's attacker knows its own
+relations only, so the pattern is then audited on the whole table
+(:func:`cspopt.audit.interval_verdict`) and, where a cell is left short, completed by the
+incremental attacker (Smith et al. 2012; what
 :func:`~cspopt.solving.audited.repair_interval_pattern` does): a pattern that does not pass
 the audit is never returned (pytauargus' MOD returned unsafe ones). Delete-and-check on the
 whole table (Almeida, Schütz & Carvalho 2008 §5) drops what the subtables' patterns made
