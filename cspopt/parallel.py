@@ -23,8 +23,6 @@ from cspopt.errors import ClusterError, InputError
 
 __all__ = ["Workers"]
 
-log = logging.getLogger(__name__)
-
 #: seconds to wait for a scheduler given by address before saying it cannot be reached
 CONNECT_SECONDS = 10.0
 

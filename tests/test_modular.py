@@ -2,6 +2,8 @@
 the subtables hold every cell and relation, top-down; every pattern passes the whole table's
 audit and costs at least the proven optimum; a table without dimensions is refused."""
 
+import json
+
 import numpy as np
 import pytest
 from helpers import INSTANCES, run
@@ -152,6 +154,25 @@ def test_the_cli_spreads_modular_over_workers_and_names_an_unreachable_scheduler
     assert made.returncode == 0, made.stderr
     done = run("solve", str(table), "--method", "modular", "--workers", "2", "--json")
     assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    loaded = read_table(table)
+    optimum = solve_branch_and_cut(loaded)
+    assert optimum.proven_optimal
+    assert audit(loaded, found["suppressed"], requirement="interval").protected
+    assert found["lower_bound"] <= optimum.objective + 1e-6 <= found["objective"] + 2e-6
     refused = run("solve", str(table), "--method", "modular", "--scheduler", "tcp://127.0.0.1:9")
     assert refused.returncode != 0 and "tcp://127.0.0.1:9" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_the_repair_protects_the_exposed_cells_in_groups(monkeypatch):
+    from cspopt.solving import audited
+    monkeypatch.setattr(audited, "REPAIR_GROUPS", 2)  # survey.csv leaves five cells exposed
+    protected = cspopt.protect(INSTANCES / "survey.csv", ["province", "activity"],
+                               response="turnover", rules="NK(1,60)|NK(2,85)|FREQ(3,10)",
+                               hierarchies={"province": INSTANCES / "province.hrc"},
+                               method="modular")
+    result = protected.result
+    assert "completed by the incremental attacker" in result.message
+    assert audit(protected.table, result.suppressed, requirement="interval").protected
+    assert result.lower_bound <= 144_222 <= result.objective  # the optimum (instances/README)

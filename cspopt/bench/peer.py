@@ -54,7 +54,7 @@ def run_tauargus_opt(jj_path: str | os.PathLike, *, minutes: int = 1,
     wall_limit = wall_limit if wall_limit is not None else 3 * 60 * minutes + 60
     with tempfile.TemporaryDirectory(prefix="tauargus-") as out:
         report, failed = run_child(_CHILD, [str(Path(jj_path).resolve()), out,
-                                             str(int(minutes))], wall_limit)
+                                            str(int(minutes))], wall_limit)
         if failed:
             return dict(failed, suppressed=(), objective=math.nan, lower_bound=math.nan)
         wall = report["wall"]

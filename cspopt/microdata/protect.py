@@ -34,8 +34,8 @@ from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
 
-__all__ = ["protect", "sensitive_table", "ProtectedTable", "build_table", "output_format", "CELL_STATUSES",
-           "OUTPUT_FORMATS"]
+__all__ = ["protect", "sensitive_table", "ProtectedTable", "build_table", "output_format",
+           "CELL_STATUSES", "OUTPUT_FORMATS"]
 
 #: what :meth:`ProtectedTable.to_frame` says of each cell
 CELL_STATUSES = ("published", "primary", "secondary", "empty")

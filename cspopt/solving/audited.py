@@ -100,13 +100,11 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
         exposed = list(checked.exposed)
         log.info("the pattern exposes cells %s by the audit; repairing it", exposed)
         # more suppressions never expose a protected cell: the exposed ones are the work
-        where = np.searchsorted(inst.protected, exposed)
-        found = (where < inst.protected.size) & (
-            inst.protected[np.minimum(where, inst.protected.size - 1)] == exposed)
+        where = np.searchsorted(inst.protected, exposed)  # inst.protected is sorted
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
             inst, suppressed=pattern_cells(inst, y), budget=budget,
-            order=np.array_split(where, min(where.size, REPAIR_GROUPS)) if found.all()
-            else None)).astype(float)
+            order=np.array_split(where, min(where.size, REPAIR_GROUPS))
+            if np.isin(exposed, inst.protected).all() else None)).astype(float)
         y = np.maximum(y, completed)
         checked = interval_verdict(table, pattern_cells(inst, y))
         note = ("completed by the incremental attacker for "

@@ -156,10 +156,12 @@ def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, bud
             seconds = (None if budget.end is None else
                        max(budget.remaining() * min(pool.size, len(wave)) / left,
                            _SUBTABLE_FLOOR))
-            jobs = [(parts[i].extract(table, fixed=parts[i].cells[suppressed[parts[i].cells]]),
-                     seconds, weights if isinstance(weights, str | None)
-                     else weights[parts[i].cells],
-                     np.flatnonzero(published[parts[i].cells])) for i in wave]
+            jobs = []
+            for i in wave:
+                cells = parts[i].cells
+                jobs.append((parts[i].extract(table, fixed=cells[suppressed[cells]]), seconds,
+                             weights if isinstance(weights, str | None) else weights[cells],
+                             np.flatnonzero(published[cells])))
             for i, found in zip(wave, pool.map(_solve_subtable, jobs)):
                 part = parts[i]
                 if found is not None:
