@@ -59,8 +59,12 @@ def test_modular_protects_microdata_with_a_hierarchy():
 
 
 def test_modular_refuses_a_table_without_dimensions_and_options_it_does_not_take():
+    from cspopt.table.table import Table
+    no_product = Table([3, 1, 4, 2, 5, 1, 4], status=["u"] + ["s"] * 6, upper_protection=1,
+                       relations=[
+        [(0, 1), (1, 1), (2, -1)], [(0, 1), (3, 1), (4, -1)], [(0, 1), (5, 1), (6, -1)]])
     with pytest.raises(InputError, match="Modular needs the table's dimensions"):
-        cspopt.solve(read_table(INSTANCES / "pp_shadow.jj"), method="modular")
+        cspopt.solve(no_product, method="modular")
     with pytest.raises(InputError, match="not method 'modular'"):
         cspopt.solve(hierarchical_2d(12, 6, seed=1), method="modular", seed=3)
 
@@ -71,6 +75,48 @@ def test_a_plain_2d_table_with_relations_only_is_one_subtable():
     assert part.cells.size == table.num_cells and part.relations.size == table.num_relations
     found = cspopt.solve(table, method="modular")
     assert found.audit.protected and found.lower_bound <= 9 <= found.objective  # optimum 9
+
+
+def test_a_jj_tables_dimensions_are_recovered_from_its_relations():
+    """The tiny 3-D two-hierarchy table written as JJ (cells and relations only) is cut
+    into the same subtables as from its codes."""
+    from cspopt.io.jj import format_jj, parse_jj
+    from cspopt.microdata.protect import sensitive_table
+    from cspopt.microdata.synthetic import hierarchical_survey
+    from cspopt.table.recovered import product_structure
+    levels = {"region": (2, 2), "activity": (2, 2), "size": (2,)}
+    columns, hierarchies = hierarchical_survey(levels, records=120, seed=0)
+    table, _, _ = sensitive_table(columns, list(levels), response="turnover",
+                                  rules="P(15)|FREQ(3,10)", hierarchies=hierarchies)
+    relations_only = parse_jj(format_jj(table))
+    shape, breakdowns = product_structure(relations_only)
+    assert shape == (7, 7, 3) and breakdowns[2] == [(2, (0, 1))]  # size: Total last
+    assert ({frozenset(p.cells.tolist()) for p in subtables(relations_only)}
+            == {frozenset(p.cells.tolist()) for p in subtables(table)})
+    # tau-ARGUS' pp_shadow.jj: Size (9) x Region (18, two levels), instances/README.md
+    pp = read_table(INSTANCES / "pp_shadow.jj")
+    assert product_structure(pp)[0] == (9, 18) and len(subtables(pp)) == 5
+    found = cspopt.solve(pp, method="modular")
+    assert audit(pp, found.suppressed, requirement="interval").protected
+    assert found.lower_bound <= 621 <= found.objective  # the proven optimum
+
+
+def test_csplib_dimensions_without_a_tree_are_cut_by_their_breakdowns(shared_instances):
+    """hier13x7x7d's first dimension groups its codes across (no tree): each breakdown is a
+    subtable's; every relation lies in one, and Modular's pattern is audited and bounded by
+    the branch-and-cut's known bound and pattern (docs/bench/interval.md)."""
+    from cspopt.table.recovered import product_structure
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    shape, breakdowns = product_structure(table)
+    assert shape == (13, 7, 7) and len(breakdowns[0]) == 7
+    parts = subtables(table)
+    covered = np.zeros(table.num_relations, dtype=bool)
+    for part in parts:
+        covered[part.relations] = True
+    assert len(parts) == 7 and covered.all()
+    found = cspopt.solve(table, method="modular", time_limit=30)
+    assert audit(table, found.suppressed, requirement="interval", cells="sensitive").protected
+    assert found.lower_bound <= 10_044 and found.objective >= 9_279
 
 
 def test_hierarchical_survey_is_seeded_and_its_codes_lie_in_the_hierarchies():

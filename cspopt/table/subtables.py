@@ -8,8 +8,11 @@ whose relations are the table's relations lying entirely inside it. Every relati
 table lies in at least one subtable (the one whose codes are its total's, its parts' parent
 in its own dimension), and every cell in at least one. The subtables are processed top-down:
 by the sum over dimensions of the chosen codes' depths, the grand total's subtable first.
+A table read from a JJ file gets its dimensions from its relations
+(:mod:`cspopt.table.recovered`), each cut by its breakdowns (a total and its parts) where it
+has no tree.
 
-Complexity: ``O(prod_e #non-leaf codes of e)`` subtables, each found in time linear in its
+Complexity: ``O(prod_e #breakdowns of e)`` subtables, each found in time linear in its
 cells.
 """
 
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cspopt.errors import InputError, NotNetworkError
+from cspopt.table.recovered import product_structure
 from cspopt.table.structure import Dimension
 from cspopt.table.table import CellStatus, Table
 
@@ -73,51 +77,84 @@ class Subtable:
                      name=f"{table.name}[{','.join(self.parents)}]")
 
 
-def _depths(dimension: Dimension) -> dict[str, int]:
-    depth = {dimension.total: 0}
-    for code in dimension.codes:  # a parent comes before its children in presentation order
-        chain, up = [], code
-        while up not in depth:
-            chain.append(up)
-            up = dimension.parent[up]
-        for step, below in enumerate(reversed(chain), 1):
-            depth[below] = depth[up] + step
-    return depth
+def _levels(breakdowns: list) -> list[int]:
+    """Each breakdown's level: the longest chain of breakdowns above its total (0 for a code
+    no breakdown has as a part: a dimension's total); a tree's depths."""
+    above: dict = {}
+    for total, parts in breakdowns:
+        for part in parts:
+            above.setdefault(part, []).append(total)
+    level: dict = {}
+
+    def of(code, seen=()) -> int:
+        if code not in level:
+            if code in seen:  # a cycle of breakdowns: no order to keep
+                return 0
+            level[code] = max((of(up, (*seen, code)) + 1 for up in above.get(code, ())),
+                              default=0)
+        return level[code]
+
+    return [of(total) for total, _ in breakdowns]
 
 
 def subtables(table: Table) -> list[Subtable]:
-    """The subtables of ``table``, top-down: from its ``labels`` and ``dimensions``; a table
-    with relations only is one subtable where it is a 2-D grid without hierarchies.
+    """The subtables of ``table``, top-down: from its ``labels`` and ``dimensions``, else from
+    the dimensions its relations show (:func:`cspopt.table.recovered.product_structure`); a
+    table with relations only is one subtable where it is a 2-D grid without hierarchies.
+
+    One breakdown (a total and its parts) per dimension gives a subtable: the cells whose
+    code in each dimension is its breakdown's total or a part. A tree's breakdowns are its
+    non-leaf codes with their children; a dimension recovered from relations may break a
+    code down more than once, or group codes across.
 
     Raises
     ------
     InputError
-        If the table has no dimensions to split along and is not a plain 2-D grid (read it
-        with its codes: a tidy CSV, JSON, or microdata with ``.hrc`` hierarchies).
+        If the table has no dimensions to split along and its relations are neither a
+        product of dimensions nor a plain 2-D grid.
     """
-    if table.labels is None or table.dimensions is None:
-        try:
-            table.bipartite_graph()
-        except NotNetworkError:
-            raise InputError("Modular needs the table's dimensions and codes (a table from "
-                             "microdata, a tidy CSV or JSON file with its hierarchies); "
-                             "this table has relations only") from None
-        return [Subtable((), 0, np.arange(table.num_cells),
-                         np.arange(table.num_relations))]
-    dimensions = table.dimensions
-    index = {label: cell for cell, label in enumerate(table.labels)}
-    depths = [_depths(d) for d in dimensions]
-    inners = [[c for c in d.codes if d.children(c)] for d in dimensions]
+    if table.labels is not None and table.dimensions is not None:
+        dimensions = table.dimensions
+        breakdowns = [[(p, tuple(d.children(p))) for p in d.codes if d.children(p)]
+                      for d in dimensions]
+        index = {label: cell for cell, label in enumerate(table.labels)}
+
+        def cells_of(members):
+            return sorted(index[label] for label in itertools.product(*members)
+                          if label in index)
+    else:
+        recovered = product_structure(table)
+        if recovered is None:
+            return [_whole_grid(table)]
+        shape, breakdowns = recovered
+
+        def cells_of(members):
+            return np.sort(np.ravel_multi_index(np.ix_(*members), shape).ravel())
+    levels = [_levels(b) for b in breakdowns]
     matrix = table.relation_matrix.tocsr()
     sizes = np.diff(matrix.indptr)
     found = []
-    for parents in itertools.product(*inners):
-        members = [(p, *d.children(p)) for d, p in zip(dimensions, parents)]
-        cells = np.array(sorted(index[label] for label in itertools.product(*members)
-                                if label in index), dtype=np.int64)
+    for choice in itertools.product(*(range(len(b)) for b in breakdowns)):
+        chosen = [b[i] for b, i in zip(breakdowns, choice)]
+        cells = np.array(cells_of([(total, *parts) for total, parts in chosen]),
+                         dtype=np.int64)
         counts = np.asarray(matrix[:, cells].astype(bool).sum(axis=1)).ravel()
         relations = np.flatnonzero((counts == sizes) & (sizes > 0))
-        level = sum(depth[p] for depth, p in zip(depths, parents))
-        found.append(Subtable(tuple(parents), level, cells, relations))
+        level = sum(lv[i] for lv, i in zip(levels, choice))
+        found.append(Subtable(tuple(str(total) for total, _ in chosen), level, cells,
+                              relations))
     found.sort(key=lambda sub: sub.level)  # stable: presentation order within a level
     return found
+
+
+def _whole_grid(table: Table) -> Subtable:
+    """A table with relations only, as one subtable where it is a plain 2-D grid."""
+    try:
+        table.bipartite_graph()
+    except NotNetworkError:
+        raise InputError("Modular needs the table's dimensions: read it with its codes (a "
+                         "table from microdata, a tidy CSV or JSON file with its "
+                         "hierarchies), or a JJ file whose cells are a full product of "
+                         "dimensions in row-major order; this table's relations show "
+                         "neither") from None
+    return Subtable((), 0, np.arange(table.num_cells), np.arange(table.num_relations))
