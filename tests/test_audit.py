@@ -222,6 +222,28 @@ def test_verdict_ranges_decide_as_the_exact_audit():
         audit(t, [4], requirement="exact", ranges="verdict")
 
 
+def test_small_lps_first_decide_as_the_whole_pattern_and_never_prove_exposure(monkeypatch):
+    """With the small LPs (AttackerLP.prove_locally) run on every pattern: the same verdict
+    and exposed cells as the exact audit; the cells they leave unproven include every
+    exposed one, and they prove most cells of 3-D tables with protection levels (a cube is
+    three relations across; a side without a level is left to the whole LP)."""
+    from cspopt.audit import lp, unproven_cells
+    monkeypatch.setattr(lp, "LOCAL_AUDIT_FROM", 0)
+    rng = np.random.default_rng(8)
+    proven = total = 0
+    for table, pattern in _interval_cases(rng):
+        exact = audit(table, pattern, requirement="interval", cells="sensitive")
+        assert interval_verdict(table, pattern).exposed == exact.exposed
+        unproven = unproven_cells(table, pattern)
+        assert set(exact.exposed) <= set(unproven.tolist())
+        if table.num_cells == 4 * 3 * 3:  # the 3-D cubes' protected cells with levels
+            leveled = set(np.flatnonzero(table.sensitive & (table.upper_protection > 0)))
+            safe = leveled - set(exact.exposed)
+            proven += len(safe - set(unproven.tolist()))
+            total += len(safe)
+    assert proven >= 0.8 * total > 0
+
+
 def test_audit_options_and_output():
     t = read_jj(INSTANCES / "ex1.jj")
     with pytest.raises(PatternError):

@@ -211,9 +211,16 @@ def test_the_cli_spreads_modular_over_workers_and_names_an_unreachable_scheduler
     assert "Traceback" not in refused.stderr
 
 
-def test_the_repair_protects_the_exposed_cells_in_groups(monkeypatch):
+@pytest.mark.parametrize("small_lps", [False, True])
+def test_the_repair_protects_the_exposed_cells_in_groups(monkeypatch, small_lps):
+    """The repair on the exposed cells, or (``small_lps``, as on a large pattern) on those
+    the audit's small LPs leave unproven."""
+    from cspopt.audit import lp
     from cspopt.solving import audited
     monkeypatch.setattr(audited, "REPAIR_GROUPS", 2)  # survey.csv leaves five cells exposed
+    if small_lps:
+        monkeypatch.setattr(audited, "LOCAL_AUDIT_FROM", 0)
+        monkeypatch.setattr(lp, "LOCAL_AUDIT_FROM", 0)
     protected = cspopt.protect(INSTANCES / "survey.csv", ["province", "activity"],
                                response="turnover", rules="NK(1,60)|NK(2,85)|FREQ(3,10)",
                                hierarchies={"province": INSTANCES / "province.hrc"},

@@ -6,8 +6,14 @@ cspopt's optimisation models, so they can check every pattern cspopt or another 
 """
 
 from cspopt.audit.graph import graph_audit
-from cspopt.audit.lp import audit, audit_seconds, interval_verdict
+from cspopt.audit.lp import (
+    LOCAL_AUDIT_FROM,
+    audit,
+    audit_seconds,
+    interval_verdict,
+    unproven_cells,
+)
 from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
 
-__all__ = ["audit", "audit_seconds", "interval_verdict", "graph_audit", "AuditResult",
-           "CellAudit", "REQUIREMENTS"]
+__all__ = ["audit", "audit_seconds", "interval_verdict", "unproven_cells", "graph_audit",
+           "AuditResult", "CellAudit", "REQUIREMENTS", "LOCAL_AUDIT_FROM"]

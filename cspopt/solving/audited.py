@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from cspopt.audit import audit, interval_verdict
+from cspopt.audit import LOCAL_AUDIT_FROM, audit, interval_verdict, unproven_cells
 from cspopt.budget import Budget
 from cspopt.errors import InputError, SolverError
 from cspopt.models.exact import ExactInstance
@@ -84,7 +84,10 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     (Smith et al. 2012), whose LP solutions are attacker completions meeting each
     requirement, run over the exposed cells only (a pattern's superset protects what it
     protected), in at most :data:`REPAIR_GROUPS` groups of one LP a side (Smith et al.
-    2012 §V); failing that, every candidate is suppressed. Returns ``(y, audit, note)``:
+    2012 §V); failing that, every candidate is suppressed. On a large pattern the cells
+    repaired are those the audit's small LPs leave unproven
+    (:func:`cspopt.audit.unproven_cells`): proving a cell exposed takes two LPs over the
+    whole pattern, which is what protecting it costs. Returns ``(y, audit, note)``:
     the audited point (``None`` when even suppressing every candidate exposes a cell: the
     table has no pattern, and ``audit`` names the cells), its audit and what was repaired
     (``""`` if nothing). The time goes to ``timings["audit"]``.
@@ -94,25 +97,31 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     table = inst.table
     started = time.perf_counter()
     y = np.asarray(y, dtype=float)
-    checked = interval_verdict(table, pattern_cells(inst, y))
-    note = ""
-    if not checked.protected:
-        exposed = list(checked.exposed)
-        log.info("the pattern exposes cells %s by the audit; repairing it", exposed)
-        # more suppressions never expose a protected cell: the exposed ones are the work
-        where = np.searchsorted(inst.protected, exposed)  # inst.protected is sorted
+    checked, note = None, ""
+    if np.count_nonzero(y) + table.sensitive.sum() >= LOCAL_AUDIT_FROM:
+        suspects = unproven_cells(table, pattern_cells(inst, y))
+    else:
+        checked = interval_verdict(table, pattern_cells(inst, y))
+        suspects = np.asarray(checked.exposed, dtype=np.int64)
+    if suspects.size:
+        log.info("the audit does not prove cells %s protected; repairing the pattern",
+                 suspects.tolist())
+        # more suppressions never expose a protected cell: the suspects are the work
+        where = np.searchsorted(inst.protected, suspects)  # inst.protected is sorted
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
             inst, suppressed=pattern_cells(inst, y), budget=budget,
             order=np.array_split(where, min(where.size, REPAIR_GROUPS))
-            if np.isin(exposed, inst.protected).all() else None)).astype(float)
-        y = np.maximum(y, completed)
+            if np.isin(suspects, inst.protected).all() else None)).astype(float)
+        if np.any(completed > y) or checked is not None:  # added to, or found exposed
+            note = ("completed by the incremental attacker for "
+                    + ", ".join(table.describe(c) for c in suspects))
+        y, checked = np.maximum(y, completed), None
+    if checked is None:
         checked = interval_verdict(table, pattern_cells(inst, y))
-        note = ("completed by the incremental attacker for "
-                + ", ".join(table.describe(c) for c in exposed))
-        if not checked.protected:
-            y = np.ones(inst.candidates.size)
-            checked = interval_verdict(table, pattern_cells(inst, y))
-            note = f"every candidate suppressed: {note}"
+    if not checked.protected:
+        y = np.ones(inst.candidates.size)
+        checked = interval_verdict(table, pattern_cells(inst, y))
+        note = f"every candidate suppressed: {note}"
     timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - started
     return (y if checked.protected else None), checked, note
 
