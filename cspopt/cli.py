@@ -476,8 +476,8 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
                    help="skip sizes with fewer cells (exact, scale: split a long run by "
                         "size)")
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
-                   help="a table file the interval and limits benchmarks add to their "
-                        "generated tables (repeatable; e.g. the CSPLIB tables)")
+                   help="a table file the interval, limits and scale benchmarks add to "
+                        "their generated tables (repeatable; e.g. the CSPLIB tables)")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)

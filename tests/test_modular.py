@@ -161,6 +161,8 @@ def test_auto_takes_modular_on_a_large_hierarchical_table_beyond_2d(monkeypatch)
     assert modular.modular_fits(table)
     assert cspopt.solve(table).method.startswith("modular")
     assert cspopt.solve(table, processes=2).method.startswith("bc")  # as asked
+    from cspopt.io.jj import format_jj, parse_jj
+    assert modular.modular_fits(parse_jj(format_jj(table)))  # dimensions from relations
 
 
 def test_two_dask_workers_give_the_sequential_pattern():
@@ -229,3 +231,13 @@ def test_the_repair_protects_the_exposed_cells_in_groups(monkeypatch, small_lps)
     assert "completed by the incremental attacker" in result.message
     assert audit(protected.table, result.suppressed, requirement="interval").protected
     assert result.lower_bound <= 144_222 <= result.objective  # the optimum (instances/README)
+
+
+def test_the_scale_benchmark_runs_table_files():
+    """``cspopt bench scale --instance FILE``: cspopt's runs and ``auto`` on a table file,
+    each in its own process, every pattern judged safe on the whole table."""
+    from cspopt.bench.scale import scale_benchmark
+    rows = scale_benchmark([], time_limit=20, instances=[INSTANCES / "pp_shadow.jj"])
+    assert [r["tool"] for r in rows] == ["cspopt branch-and-cut", "cspopt modular",
+                                         "cspopt modular-2w", "cspopt auto"]
+    assert all(r["safe"] and r["cost"] >= 621 >= r["lower_bound"] for r in rows)

@@ -170,19 +170,21 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
     def render(rows):
         cases = "; ".join(f"`{n}`: levels {SCALE_CASES[n][0]}, {SCALE_CASES[n][1]:,} "
                           f"records, seed {SCALE_CASES[n][2]}" for n in dict.fromkeys(
-                              r["case"] for r in rows))
+                              r["case"] for r in rows) if n in SCALE_CASES)
         return _markdown(rows, "Hierarchical tables at scale: cspopt vs pytauargus MOD and "
                                "OPT (cspopt bench scale)") + (
             f"\nMicrodata `cspopt.microdata.synthetic.hierarchical_survey` ({cases}), rules "
             f"`{SCALE_RULES}`, costs = values; cspopt with {run.time_limit:g} s a run "
-            "(`modular-2w`: two Dask workers), the peer with whole minutes of CPU time. "
+            "(`modular-2w`: two Dask workers; on table files also `auto`, the default), the "
+            "peer with whole minutes of CPU time (from microdata only). "
             "`safe`: cspopt's audit of the pattern on the whole table; `cost` and "
             "`secondaries` without the primaries; `rss_mb`: the run's peak resident memory "
             "(its processes' largest).\n")
 
     rows = scale_benchmark(scale_cases(quick=run.quick, max_cells=run.max_cells,
                                        min_cells=run.min_cells),
-                           time_limit=run.time_limit, on_row=partial(_save, run.output, render))
+                           time_limit=run.time_limit, instances=run.instances,
+                           on_row=partial(_save, run.output, render))
     return render(rows), all(r.get("safe", False) for r in rows
                              if r["tool"].startswith("cspopt") and r["status"] != "killed")
 

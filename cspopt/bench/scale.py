@@ -23,6 +23,7 @@ import numpy as np
 from cspopt.audit import interval_verdict
 from cspopt.bench.peer import run_child, run_tauargus_protect
 from cspopt.bench.protect import hrc_text, peer_rows_by_cell
+from cspopt.io import read_table
 from cspopt.microdata.protect import sensitive_table
 from cspopt.microdata.synthetic import hierarchical_survey
 
@@ -46,14 +47,18 @@ RUNS = (("branch-and-cut", "branch-and-cut", None), ("modular", "modular", None)
 _CSPOPT_CHILD = r"""
 import json, resource, sys, time
 import cspopt
+from cspopt.io import read_table
 spec = json.load(open(sys.argv[1]))
+spread = {"workers": spec["workers"]} if spec["workers"] else {}
 started = time.perf_counter()
-found = cspopt.protect(spec["columns"], spec["dims"], response="turnover",
+if "table" in spec:
+    r = cspopt.solve(read_table(spec["table"]), method=spec["method"],
+                     time_limit=spec["time_limit"], **spread)
+else:
+    r = cspopt.protect(spec["columns"], spec["dims"], response="turnover",
                        rules=spec["rules"], hierarchies=spec["hierarchies"],
-                       method=spec["method"], time_limit=spec["time_limit"],
-                       **({"workers": spec["workers"]} if spec["workers"] else {}))
+                       method=spec["method"], time_limit=spec["time_limit"], **spread).result
 seconds = time.perf_counter() - started
-r = found.result
 peak = max(resource.getrusage(who).ru_maxrss for who in
            (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
 print(json.dumps({"suppressed": [int(c) for c in r.suppressed], "status": r.status.value,
@@ -77,10 +82,24 @@ def _cells(levels: dict[str, tuple[int, ...]]) -> int:
                      for b in levels.values())
 
 
-def scale_benchmark(names: list[str], *, time_limit: float = 300.0, on_row=None) -> list[dict]:
+def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=(),
+                    on_row=None) -> list[dict]:
     """One row per case and tool: cspopt's :data:`RUNS` with ``time_limit`` each, then
-    pytauargus ``MOD(1, m)`` and ``OPT(1, m)`` with ``m`` the limit in whole minutes."""
+    pytauargus ``MOD(1, m)`` and ``OPT(1, m)`` with ``m`` the limit in whole minutes; then
+    cspopt's runs and ``auto`` on each table file of ``instances`` (the CSPLIB tables: no
+    microdata, so no peer)."""
     rows = []
+    with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
+        spec = Path(tmp) / "spec.json"
+        for path in instances:
+            table = read_table(path)
+            common = dict(case=Path(path).stem, cells=table.num_cells, records=None,
+                          primary=int(table.sensitive.sum()))
+            for label, method, workers in (*RUNS, ("auto", "auto", None)):
+                spec.write_text(json.dumps(dict(table=str(path), method=method,
+                                                workers=workers, time_limit=time_limit)))
+                rows.append(_cspopt_row(table, spec, label, time_limit, common))
+                _report(rows, on_row)
     for name in names:
         levels, records, seed = SCALE_CASES[name]
         columns, hierarchies = hierarchical_survey(levels, records=records, seed=seed)
@@ -95,14 +114,7 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, on_row=None)
                 spec.write_text(json.dumps(dict(
                     columns=columns, dims=dims, rules=RULES, hierarchies=hierarchies,
                     method=method, workers=workers, time_limit=time_limit)))
-                report, failed = run_child(_CSPOPT_CHILD, [str(spec)], 3 * time_limit + 120)
-                row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
-                if report is not None:
-                    row.update(_judged(table, report["suppressed"]),
-                               lower_bound=float(report["lower_bound"]),
-                               seconds=float(report["seconds"]),
-                               rss_mb=float(report["rss_mb"]))
-                rows.append(row)
+                rows.append(_cspopt_row(table, spec, label, time_limit, common))
                 _report(rows, on_row)
             hrc = {}
             for dim, parent in hierarchies.items():
@@ -121,6 +133,16 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, on_row=None)
                 rows.append(row)
                 _report(rows, on_row)
     return rows
+
+
+def _cspopt_row(table, spec: Path, label: str, time_limit: float, common: dict) -> dict:
+    """The row of one cspopt run (the child reads ``spec``), its pattern judged."""
+    report, failed = run_child(_CSPOPT_CHILD, [str(spec)], 3 * time_limit + 120)
+    row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
+    if report is not None:
+        row.update(_judged(table, report["suppressed"]), lower_bound=float(report["lower_bound"]),
+                   seconds=float(report["seconds"]), rss_mb=float(report["rss_mb"]))
+    return row
 
 
 def _judged(table, suppressed) -> dict:

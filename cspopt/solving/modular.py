@@ -42,6 +42,7 @@ from cspopt.solving.audited import (
     unprotectable,
 )
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
+from cspopt.table.recovered import product_structure
 from cspopt.table.subtables import Subtable, subtables
 
 __all__ = ["solve_modular", "modular_fits", "MODULAR_ROUNDS", "MODULAR_FROM"]
@@ -119,12 +120,16 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
 
 
 def modular_fits(table) -> bool:
-    """Whether ``method="auto"`` protects ``table`` by Modular: a table read with its
-    dimensions and codes, not 2-D (where the branch-and-cut's max-flow attacker proves
-    optima), with :data:`MODULAR_FROM` cells or more in more than one subtable."""
-    return (table.dimensions is not None and table.labels is not None
-            and table.num_cells >= MODULAR_FROM and not table.has_network_form
-            and any(len(d.codes) > len(d.children(d.total)) + 1 for d in table.dimensions))
+    """Whether ``method="auto"`` protects ``table`` by Modular: not 2-D (where the
+    branch-and-cut's max-flow attacker proves optima), :data:`MODULAR_FROM` cells or more,
+    and more than one subtable: a hierarchy among the dimensions it was read with, else
+    among those its relations show (:func:`cspopt.table.recovered.product_structure`)."""
+    if table.num_cells < MODULAR_FROM or table.has_network_form:
+        return False
+    if table.dimensions is not None and table.labels is not None:
+        return any(len(d.codes) > len(d.children(d.total)) + 1 for d in table.dimensions)
+    found = product_structure(table)
+    return found is not None and any(len(breakdowns) > 1 for breakdowns in found[1])
 
 
 def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, budget: Budget,
