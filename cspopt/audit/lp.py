@@ -45,6 +45,7 @@ from cspopt.audit.judge import (
 from cspopt.audit.result import AuditResult
 from cspopt.backends.highs import Resolver, new_highs
 from cspopt.errors import InputError, SolverError
+from cspopt.table.neighbourhood import closure
 
 __all__ = ["audit", "audit_seconds", "interval_verdict", "unproven_cells", "AttackerLP",
            "LOCAL_AUDIT_FROM"]
@@ -56,10 +57,8 @@ _PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
 #: as this many single-cell LPs
 _WORTH_AN_LP = 10
 #: a pattern of this many cells or more is audited on small LPs first
-#: (:meth:`AttackerLP.prove_locally`), over neighbourhoods grown by up to this many layers
-#: past the cells within two relations of a sensitive cell (:func:`_around`)
+#: (:meth:`AttackerLP.prove_locally`)
 LOCAL_AUDIT_FROM = 2_000
-_LOCAL_LAYERS = 4
 #: neighbourhoods of more cells than the first are solved last, of more than the second not
 #: at all (:meth:`AttackerLP.prove_locally`: 11 of 6,000 cells or more took 161 of 225 s on a
 #: 21,000-cell pattern)
@@ -427,22 +426,22 @@ class AttackerLP:
 
     def prove_locally(self, cells: np.ndarray, tolerance: float) -> None:
         """Prove sides of sensitive ``cells`` on small LPs first: for each cell still open,
-        the attacker restricted to its neighbourhood in the pattern (:func:`_around`,
-        :meth:`restricted`), its :meth:`prove_together` over the open cells there, then the
-        cell's own open sides; large neighbourhoods last, smallest first (by then most of
-        their cells are proven), the largest not at all (:data:`_LOCAL_COLUMNS`). A restricted
-        attacker's completion is one of the whole table's, so what it proves holds; it never
-        proves a cell exposed (that takes the whole LP, in :meth:`verdict`). A protecting
-        pattern's completions are mostly local (a cell's cube of eight cells, the cells of
-        its subtables), where one LP over the whole pattern of a 38,000-cell table takes
-        seconds.
+        the attacker restricted to its neighbourhood in the pattern
+        (:func:`cspopt.table.neighbourhood.closure`, :meth:`restricted`), its
+        :meth:`prove_together` over the open cells there, then the cell's own open sides;
+        large neighbourhoods last, smallest first (by then most of their cells are proven),
+        the largest not at all (:data:`_LOCAL_COLUMNS`). A restricted attacker's completion
+        is one of the whole table's, so what it proves holds; it never proves a cell exposed
+        (that takes the whole LP, in :meth:`verdict`). A protecting pattern's completions
+        are mostly local (a cell's cube of eight cells, the cells of its subtables), where
+        one LP over the whole pattern of a 38,000-cell table takes seconds.
         """
         cols = self.position[cells]
         incidence = self.matrix.astype(bool).astype(np.float32)
         deferred = []
         for j in np.flatnonzero(self.open_cells(cells, tolerance)).tolist():
             if self.open_cells(cells, tolerance)[j]:
-                near = _around(incidence, int(cols[j]))
+                near = closure(incidence, int(cols[j]))
                 size = np.count_nonzero(near)
                 if size <= _LOCAL_COLUMNS[0]:
                     self._prove_near(cells, j, near, tolerance)
@@ -470,33 +469,6 @@ class AttackerLP:
         self._local_solves += local.num_solves
         self.reached_high[where] = np.maximum(self.reached_high[where], local.reached_high)
         self.reached_low[where] = np.minimum(self.reached_low[where], local.reached_low)
-
-
-def _around(incidence, col: int) -> np.ndarray:
-    """The neighbourhood of pattern column ``col`` whose restricted attacker
-    :meth:`AttackerLP.prove_locally` solves (a boolean mask over the columns): the columns
-    within two relations of it, then, for up to :data:`_LOCAL_LAYERS` more layers, those with
-    two relations or more reaching in (a column with one can only stay put: its other
-    relations hold it), the columns alone in a relation of the neighbourhood peeled off last
-    (they stay put too). A cube's far corner has three relations reaching in; the
-    neighbourhood stops growing after a few layers (500 of 21,000 pattern cells of a 3-D
-    table with two hierarchies)."""
-    across = incidence.T
-    near = np.zeros(incidence.shape[1], dtype=bool)
-    near[col] = True
-    for layer in range(2 + _LOCAL_LAYERS):
-        reaching = across @ ((incidence @ near.astype(np.float32)) > 0).astype(np.float32)
-        grown = near | (reaching >= (1 if layer < 2 else 2))
-        if np.array_equal(grown, near):
-            break
-        near = grown
-    while True:
-        alone = across @ ((incidence @ near.astype(np.float32)) == 1).astype(np.float32) > 0
-        alone &= near
-        alone[col] = False
-        if not alone.any():
-            return near
-        near &= ~alone
 
 
 class _TogetherLP:
