@@ -258,6 +258,27 @@ def test_grouped_attacker_and_local_search_give_audited_patterns(table):
         assert result.objective <= start + 1e-9, (method, options)
 
 
+def test_a_group_whose_lp_fails_is_split_in_halves(monkeypatch):
+    """A group the attacker LP cannot move at once is protected in halves, down to pairs
+    protected one cell at a time: every cell still protected, far fewer LPs than singly."""
+    from cspopt.heuristics import incremental
+
+    table = g.hierarchical_2d(12, 6, seed=2)
+    inst = build_interval_instance(table)
+    real, sizes = incremental._protect_together, []
+
+    def groups_fail(inst, lp, group, *args, **kwargs):
+        sizes.append(group.size)
+        return group.size == 1 and real(inst, lp, group, *args, **kwargs)
+
+    monkeypatch.setattr(incremental, "_protect_together", groups_fail)
+    everyone = np.arange(inst.protected.size)
+    assert everyone.size >= 8
+    pattern = incremental.incremental_attacker(inst, order=[everyone[:8], everyone[8:]])
+    assert sizes[:4] == [8, 4, 2, 1] and sizes.count(1) == everyone.size
+    assert audit(table, pattern, requirement="interval").protected
+
+
 def test_order_search_options_are_checked(tmp_path):
     table = g.smith_factors(8, 6, seed=1, sensitive=0.1)
     write_jj(table, tmp_path / "t.jj")
