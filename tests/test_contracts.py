@@ -348,11 +348,11 @@ def test_an_audit_that_rejects_the_incumbent_is_repaired(monkeypatch):
     everything = len(build_interval_instance(table).candidates)
     rejected = []
 
-    def strict_once(table, suppressed=()):
+    def strict_once(table, suppressed=(), **options):
         if not rejected and len(suppressed) < everything:  # the final audit says no, once
             rejected.append(tuple(suppressed))
             return real(table, ())
-        return real(table, suppressed)
+        return real(table, suppressed, **options)
 
     monkeypatch.setattr(audited, "interval_verdict", strict_once)
     result = solve_branch_and_cut(table, neighbourhood=False)

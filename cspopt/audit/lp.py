@@ -74,6 +74,7 @@ def audit(
     cells: str = "suppressed",
     tolerance: float = 1e-6,
     ranges: str = "exact",
+    small_lps: bool = True,
 ) -> AuditResult:
     """Audit a suppression pattern by solving the attacker's LPs.
 
@@ -97,6 +98,10 @@ def audit(
         a side of a sensitive cell that a completion found for another cell already proves
         gets no LP, and its end is ``nan`` in the result; exposed cells still get both
         optima. The verdict is the same.
+    small_lps : bool
+        With ``ranges="verdict"`` on a pattern of :data:`LOCAL_AUDIT_FROM` cells or more,
+        prove sides on small LPs first (:meth:`AttackerLP.prove_locally`); the verdict is
+        the same.
 
     Returns
     -------
@@ -129,7 +134,7 @@ def audit(
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = AttackerLP(table, mask)
     if ranges == "verdict":
-        if attacker.columns.size >= LOCAL_AUDIT_FROM:
+        if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
             attacker.prove_locally(targets[table.sensitive[targets]], tolerance)
         attacker.prove_together(targets[table.sensitive[targets]], tolerance)
     # the interval requirement is judged on the LP range alone: integer steps (an attacker
@@ -147,12 +152,15 @@ def audit(
                     method="lp", num_solves=attacker.num_solves, started=started)
 
 
-def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = ()) -> AuditResult:
+def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = (), *,
+                     small_lps: bool = True) -> AuditResult:
     """Is every sensitive cell interval-protected by ``suppressed``? :func:`audit` with
     ``requirement="interval"``, ``cells="sensitive"`` and ``ranges="verdict"``: the check
-    every interval pattern a solver of cspopt returns or starts from passes."""
+    every interval pattern a solver of cspopt returns or starts from passes.
+    ``small_lps=False`` skips the small LPs of a large pattern (where the LPs over many
+    cells settle it at once: every cell suppressed)."""
     return audit(table, suppressed, requirement="interval", cells="sensitive",
-                 ranges="verdict")
+                 ranges="verdict", small_lps=small_lps)
 
 
 def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = ()) -> np.ndarray:
@@ -414,7 +422,6 @@ class AttackerLP:
                     open_ & ~self._open_sides(cols, down, up, width, tol, sense)))
                 if proved < _WORTH_AN_LP:
                     break
-
 
     def open_cells(self, cells: np.ndarray, tolerance: float) -> np.ndarray:
         """Which sensitive ``cells`` have a side no completion found so far proves."""
