@@ -99,7 +99,9 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     y = np.asarray(y, dtype=float)
     checked, note = None, ""
     if np.count_nonzero(y) + table.sensitive.sum() >= LOCAL_AUDIT_FROM:
-        suspects = unproven_cells(table, pattern_cells(inst, y))
+        # the cells without vectors need none (no level, or safe by the primaries alone)
+        suspects = np.intersect1d(unproven_cells(table, pattern_cells(inst, y)),
+                                  inst.protected)
     else:
         checked = interval_verdict(table, pattern_cells(inst, y))
         suspects = np.asarray(checked.exposed, dtype=np.int64)
