@@ -171,10 +171,12 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
         cases = "; ".join(f"`{n}`: levels {SCALE_CASES[n][0]}, {SCALE_CASES[n][1]:,} "
                           f"records, seed {SCALE_CASES[n][2]}" for n in dict.fromkeys(
                               r["case"] for r in rows) if n in SCALE_CASES)
+        microdata = (f"Microdata `cspopt.microdata.synthetic.hierarchical_survey` ({cases}), "
+                     f"rules `{SCALE_RULES}`, costs = values; " if cases else
+                     "Table files, their own costs; ")
         return _markdown(rows, "Hierarchical tables at scale: cspopt vs pytauargus MOD and "
                                "OPT (cspopt bench scale)") + (
-            f"\nMicrodata `cspopt.microdata.synthetic.hierarchical_survey` ({cases}), rules "
-            f"`{SCALE_RULES}`, costs = values; cspopt with {run.time_limit:g} s a run "
+            f"\n{microdata}cspopt with {run.time_limit:g} s a run "
             "(`modular-2w`: two Dask workers; on table files also `auto`, the default), the "
             "peer with whole minutes of CPU time (from microdata only). "
             "`safe`: cspopt's audit of the pattern on the whole table; `cost` and "

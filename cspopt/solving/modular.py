@@ -105,10 +105,10 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
             if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
                 y, checked, more = repair_interval_pattern(inst, pruned, budget.timings)
                 repaired = "; ".join(filter(None, [repaired, more]))
-    with budget.phase("bound"):  # none where the repair took the time (its first cuts
-        # alone take minutes on a 38,000-cell table)
-        bound = (capacity_lp(inst, oracle, budget=search)[0]
-                 if inst.candidates.size and not search.expired() else 0.0)
+    with budget.phase("bound"):  # to the call's limit (the pattern is audited already);
+        # none past it (its first cuts alone take a minute on a 38,000-cell table)
+        bound = (capacity_lp(inst, oracle, budget=budget)[0]
+                 if inst.candidates.size and not budget.expired() else 0.0)
     lower = integral_bound(bound, inst.weights[inst.candidates])
     objective = float(inst.weights[inst.candidates] @ y)
     return interval_result(
