@@ -353,10 +353,7 @@ class AttackerLP:
         down = float(table.lower_protection[cell])
         up = float(table.upper_protection[cell])
         width = float(table.sliding_protection[cell])
-        ends = {}
-        for sense in (_MAX, _MIN):
-            if self._open_sides(np.array([col]), down, up, width, tol, sense)[0]:
-                ends[sense] = self._optimise(col, sense)[0]
+        ends = self._open_ends(cell, tolerance)
         if self._meets(col, tol, down, up, width):
             return proven_cell(table, cell, a + ends.get(_MIN, np.nan),
                                a + ends.get(_MAX, np.nan), bool(self.reached_low[col] < -tol),
@@ -367,6 +364,16 @@ class AttackerLP:
         d_low, d_high = ends[_MIN], ends[_MAX]
         return judge_cell(table, cell, a + d_low, a + d_high, d_low < -tol, d_high > tol,
                           "interval", tolerance)
+
+    def _open_ends(self, cell: int, tolerance: float) -> dict:
+        """The LP optimum (a deviation) of each side of sensitive ``cell`` that no completion
+        found so far proves, by sense; a side the first LP's completion proves gets none."""
+        table, col = self.table, int(self.position[cell])
+        levels = (float(table.lower_protection[cell]), float(table.upper_protection[cell]),
+                  float(table.sliding_protection[cell]),
+                  tolerance_for(float(table.values[cell]), tolerance))
+        return {sense: self._optimise(col, sense)[0] for sense in (_MAX, _MIN)
+                if self._open_sides(np.array([col]), *levels, sense)[0]}
 
     def _meets(self, col: int, tol: float, down: float, up: float, width: float) -> bool:
         """Do the moves seen so far meet all three protection levels of column ``col``?"""
@@ -462,17 +469,12 @@ class AttackerLP:
                     tolerance: float) -> None:
         """:meth:`prove_locally`'s step for ``cells[j]`` on the columns ``near``: the
         restricted attacker's completions recorded as this one's."""
-        table, cell = self.table, cells[j]
+        cell = cells[j]
         where = np.flatnonzero(near)
         local = self.restricted(where)
         local.prove_together(cells[self.open_cells(cells, tolerance)
                                    & near[self.position[cells]]], tolerance)
-        col = np.array([local.position[cell]])
-        for sense in (_MAX, _MIN):
-            if local._open_sides(col, table.lower_protection[cell],
-                                 table.upper_protection[cell], table.sliding_protection[cell],
-                                 tolerance_for(float(table.values[cell]), tolerance), sense)[0]:
-                local._optimise(int(col[0]), sense)
+        local._open_ends(cell, tolerance)
         self._local_solves += local.num_solves
         self.reached_high[where] = np.maximum(self.reached_high[where], local.reached_high)
         self.reached_low[where] = np.minimum(self.reached_low[where], local.reached_low)

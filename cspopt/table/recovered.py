@@ -50,13 +50,16 @@ def product_structure(table) -> tuple[tuple[int, ...], list[list[Breakdown]]] | 
         return None
     sample = np.unique(np.linspace(0, matrix.shape[0] - 1,
                                    min(_SAMPLE, matrix.shape[0])).astype(int))
+    first = matrix[sample]
     for shape in _shapes(table.num_cells):
-        if _varying(matrix[sample], shape) is None:
+        if _varying(first.indptr, np.unravel_index(first.indices, shape)) is None:
             continue
-        along = _varying(matrix, shape)
+        coords = np.unravel_index(matrix.indices, shape)
+        along = _varying(matrix.indptr, coords)
         if along is None:
             continue
-        found = [_breakdowns(matrix, totals, along, shape, e) for e in range(len(shape))]
+        found = [_breakdowns(matrix.indptr, coords[e], totals, along == e, size)
+                 for e, size in enumerate(shape)]
         if all(found):
             return shape, found
     return None
@@ -98,28 +101,25 @@ def _totals(indptr: np.ndarray, signs: np.ndarray) -> np.ndarray | None:
     return position[np.searchsorted(position, indptr[:-1])]
 
 
-def _varying(matrix, shape: tuple[int, ...]) -> np.ndarray | None:
-    """Per relation of ``matrix``, the one dimension its cells' coordinates vary in under
-    ``shape``; ``None`` where a relation varies in none or in more than one."""
-    nonempty = np.diff(matrix.indptr) > 0
-    coords = np.unravel_index(matrix.indices, shape)
-    starts = matrix.indptr[:-1][nonempty]
-    spread = np.array([np.maximum.reduceat(c, starts) - np.minimum.reduceat(c, starts)
+def _varying(indptr: np.ndarray, coords: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """Per relation (rows ``indptr`` of the terms whose cells have coordinates ``coords``),
+    the one dimension its cells vary in; ``None`` where a relation varies in none or in more
+    than one (every relation has two terms or more)."""
+    starts = indptr[:-1]
+    moving = np.array([np.maximum.reduceat(c, starts) > np.minimum.reduceat(c, starts)
                        for c in coords])
-    moving = spread > 0
     if not np.all(moving.sum(axis=0) == 1):
         return None
     return np.argmax(moving, axis=0)
 
 
-def _breakdowns(matrix, totals, along, shape, e: int) -> list[Breakdown]:
-    """Dimension ``e``'s breakdowns, its relations projected on its coordinate, in the order
-    first met; empty where some code of the dimension lies in none."""
-    coordinate = np.unravel_index(matrix.indices, shape)[e]
+def _breakdowns(indptr, coordinate, totals, mine: np.ndarray, size: int) -> list[Breakdown]:
+    """A dimension's breakdowns: its relations (``mine``) projected on its ``coordinate``, in
+    the order first met; empty where some of its ``size`` codes lies in none."""
     found: dict[Breakdown, None] = {}
-    for r in np.flatnonzero(along == e).tolist():
-        lo, hi = matrix.indptr[r], matrix.indptr[r + 1]
+    for r in np.flatnonzero(mine).tolist():
+        lo, hi = indptr[r], indptr[r + 1]
         parts = tuple(sorted(int(coordinate[i]) for i in range(lo, hi) if i != totals[r]))
         found.setdefault((int(coordinate[totals[r]]), parts), None)
     covered = {code for total, parts in found for code in (total, *parts)}
-    return list(found) if len(covered) == shape[e] else []
+    return list(found) if len(covered) == size else []
