@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Method", "METHOD_TABLE", "SHAPES", "methods_for", "heuristic_names", "taking",
-           "method_help", "shape_refusal"]
+           "method_help", "shape_refusal", "plain_2d"]
 
 _BOTH = frozenset({"exact", "interval"})
 _EXACT = frozenset({"exact"})
@@ -32,7 +32,9 @@ _ORDER_SEARCH = _HEURISTIC | {"seed", "operator", "groups"}
 #: or a plain 2-D grid (the rows and columns the method walks)
 SHAPES = {"any": "any linear table",
           "network": "a 2-D table, possibly with one hierarchical dimension",
-          "2-D": "a 2-D table without hierarchies"}
+          "2-D": "a 2-D table without hierarchies",
+          "grid": "a table whose cells form a grid of dimensions (2-D, or n-D with its "
+                  "hierarchies given or shown by its relations)"}
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,9 @@ METHOD_TABLE: tuple[Method, ...] = (
                "tables, one hierarchical dimension allowed)", shape="network"),
     _heuristic("sp", "sp_heuristic", "the SP heuristic (2-D tables, one hierarchical "
                "dimension allowed)", module="shortest_paths", shape="network"),
-    _heuristic("hypercube", "hypercube_heuristic", "the hypercube method (2-D tables)",
-               shape="2-D"),
+    _heuristic("hypercube", "hypercube_heuristic", "the hypercube method (GHMITER's; n-D "
+               "tables with their dimensions: subtable by subtable, then audited and "
+               "repaired whole)", options=_HEURISTIC | _SPREAD, shape="grid"),
     _heuristic("pbp", "pbp_heuristic", "PBP (2-D tables)", shape="2-D"),
     _heuristic("gensup", "gensup_heuristic", "the genetic algorithm GenSup (2-D, one "
                "hierarchical dimension)", options=_HEURISTIC | {"seed"}, randomised=True,
@@ -128,16 +131,25 @@ def method_help() -> str:
 
 def _fits(shape: str, table) -> str:
     """``""`` if ``table`` has ``shape``, else why not."""
-    from cspopt.errors import NotNetworkError
+    from cspopt.errors import InputError, NotNetworkError
 
     try:
         if shape == "network":
             table.reduced_network()
         elif shape == "2-D":
             table.bipartite_graph()  # the row/column graph, of the table's network
-    except NotNetworkError as error:
+        elif shape == "grid" and _fits("2-D", table):
+            from cspopt.table.subtables import subtables
+
+            subtables(table)
+    except (NotNetworkError, InputError) as error:
         return str(error)
     return ""
+
+
+def plain_2d(table) -> bool:
+    """Is ``table`` a 2-D table without hierarchies (the 2-D methods' rows and columns)?"""
+    return not _fits("2-D", table)
 
 
 def shape_refusal(name: str, table) -> str:

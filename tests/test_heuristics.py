@@ -89,7 +89,7 @@ def _safe_or_named_failure(table, result) -> bool:
 ], ids=["gensup1", "gensup2", "smith", "hier"])
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_patterns_pass_the_audit_and_the_clean_up_only_removes(table, method):
-    if method in ("hypercube", "pbp") and not _is_2d(table):
+    if method == "pbp" and not _is_2d(table):
         with pytest.raises(InputError, match="2-D table"):
             cspopt.solve(table, method=method)
         return
@@ -194,7 +194,8 @@ def test_heuristics_stop_at_the_deadline_and_the_solve_still_returns_a_safe_patt
 
 @pytest.mark.parametrize("method", sorted(HEURISTICS))
 def test_tables_without_a_network_get_a_typed_error(method):
-    if method in ("ga", "ls", "capped"):  # attacker LPs or the compact model: any table
+    if method in ("ga", "ls", "capped", "hypercube"):  # attacker LPs, the compact model, or
+        # (hypercube) n-D hypercubes subtable by subtable: any table of dimensions
         result = cspopt.solve(small_cube(), method=method)
         assert audit(small_cube(), result.suppressed, requirement="interval").protected
         return
@@ -352,3 +353,74 @@ def test_capped_mips_protect_3d_tables_and_never_beat_the_optimum(seed):
     result = cspopt.solve(table, method="capped", clean=True)
     assert result.audit.protected and result.message == ""
     assert result.objective >= solve_interval(table).objective - 1e-9
+
+
+# --- the n-dimensional hypercube (GHMITER) -----------------------------------------------
+
+@pytest.mark.parametrize("table", [g.gensup_class1(12, 9, seed=0),
+                                   g.gensup_class2(10, 14, seed=1),
+                                   g.almeida_carvalho_set1(20, 20, seed=2)],
+                         ids=["gensup1", "gensup2", "ac1"])
+def test_the_grid_hypercube_is_the_rectangle_on_2d_tables(table):
+    from cspopt.heuristics import hypercube_heuristic
+    from cspopt.heuristics.hypercube_grid import grid_totals, hypercube_grid
+    inst = build_interval_instance(table)
+    rectangle = hypercube_heuristic(inst)
+    cube = hypercube_grid(inst, *grid_totals(table))
+    assert np.array_equal(cube.suppressed, rectangle.suppressed)
+    assert cube.failed == rectangle.failed
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_each_hypercube_of_a_3d_grid_is_an_attacker_completion(seed):
+    """Without any repair, the hypercubes the method picks protect their cells by the
+    audit: each is a completion of every relation (signs along each dimension)."""
+    from cspopt.heuristics.hypercube_grid import grid_totals, hypercube_grid
+    rng = np.random.default_rng(seed)
+    internal = rng.integers(20, 60, size=(3, 4, 3)).astype(float)
+    table = cube_table(internal, rng.random(internal.shape) < 0.15, "value", 0.2, 1.0)
+    shape, totals = grid_totals(table)
+    assert shape == (4, 5, 4) and totals == (3, 4, 3)
+    inst = build_interval_instance(table)
+    found = hypercube_grid(inst, shape, totals)
+    assert not found.failed and not found.stopped
+    pattern = inst.candidates[found.suppressed > 0.5]
+    assert audit(table, pattern, requirement="interval", cells="sensitive").protected
+    # the corners of each hypercube: a sensitive cell and 2^3 - 1 others at most each
+    assert pattern.size <= 7 * int(table.sensitive.sum())
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_hypercube_on_two_hierarchies_is_audited_and_never_below_the_optimum(seed):
+    """GHMITER's frame: hypercubes subtable by subtable in Modular's order, then the whole
+    table's audit and repair; its bound (certify) never above the proven optimum."""
+    from cspopt.microdata.synthetic import hierarchical_survey
+    from cspopt.solving import solve_branch_and_cut
+    levels = {"region": (2, 2), "activity": (2, 2), "size": (2,)}
+    columns, hierarchies = hierarchical_survey(levels, records=120, seed=seed)
+    found = cspopt.protect(columns, list(levels), response="turnover",
+                           rules="P(15)|FREQ(3,10)", hierarchies=hierarchies,
+                           method="hypercube", certify=True)
+    table, result = found.table, found.result
+    assert result.method == "heuristic(hypercube)/subtables"
+    assert result.model_size["subtables"] == 9
+    optimum = solve_branch_and_cut(table)
+    assert optimum.proven_optimal
+    assert audit(table, result.suppressed, requirement="interval").protected
+    assert result.lower_bound <= optimum.objective + 1e-6 <= result.objective + 2e-6
+
+
+def test_the_hypercube_takes_a_csplib_cube_and_refuses_a_table_without_dimensions(
+        shared_instances):
+    from cspopt.io import read_table
+    table = read_table(shared_instances / "csplib" / "hier13x7x7d.jj")
+    result = cspopt.solve(table, method="hypercube", clean=True)
+    assert result.has_pattern and audit(table, result.suppressed,
+                                        requirement="interval").protected
+    # CSPLIB's best pattern and bound (test_modular)
+    assert result.lower_bound <= 10_044 and result.objective >= 9_279
+    no_grid = Table([3, 1, 4, 2, 5, 1, 4], status=["u"] + ["s"] * 6, upper_protection=1,
+                    relations=[[(0, 1), (1, 1), (2, -1)], [(0, 1), (3, 1), (4, -1)],
+                               [(0, 1), (5, 1), (6, -1)]])
+    with pytest.raises(InputError, match="needs a table whose cells form a grid"):
+        cspopt.solve(no_grid, method="hypercube")

@@ -239,5 +239,6 @@ def test_the_scale_benchmark_runs_table_files():
     from cspopt.bench.scale import scale_benchmark
     rows = scale_benchmark([], time_limit=20, instances=[INSTANCES / "pp_shadow.jj"])
     assert [r["tool"] for r in rows] == ["cspopt branch-and-cut", "cspopt modular",
-                                         "cspopt modular-2w", "cspopt auto"]
+                                         "cspopt modular-2w", "cspopt hypercube",
+                                         "cspopt auto"]
     assert all(r["safe"] and r["cost"] >= 621 >= r["lower_bound"] for r in rows)

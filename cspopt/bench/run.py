@@ -177,7 +177,8 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
         return _markdown(rows, "Hierarchical tables at scale: cspopt vs pytauargus MOD and "
                                "OPT (cspopt bench scale)") + (
             f"\n{microdata}cspopt with {run.time_limit:g} s a run "
-            "(`modular-2w`: two Dask workers; on table files also `auto`, the default), the "
+            "(`modular-2w`: two Dask workers; `hypercube`: GHMITER's n-D hypercubes subtable "
+            "by subtable, cleaned and certified; on table files also `auto`, the default), the "
             "peer with whole minutes of CPU time (from microdata only). "
             "`safe`: cspopt's audit of the pattern on the whole table; `cost` and "
             "`secondaries` without the primaries; `rss_mb`: the run's peak resident memory "

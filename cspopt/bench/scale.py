@@ -42,7 +42,9 @@ SCALE_CASES = {
 }
 #: cspopt's runs: (label, method, workers)
 RUNS = (("branch-and-cut", "branch-and-cut", None), ("modular", "modular", None),
-        ("modular-2w", "modular", 2))
+        ("modular-2w", "modular", 2), ("hypercube", "hypercube", None))
+#: a run's options beyond the defaults: the heuristic's pattern cleaned and its gap certified
+_OPTIONS = {"hypercube": {"clean": True, "certify": True}}
 
 _CSPOPT_CHILD = r"""
 import json, resource, sys, time
@@ -50,6 +52,7 @@ import cspopt
 from cspopt.io import read_table
 spec = json.load(open(sys.argv[1]))
 spread = {"workers": spec["workers"]} if spec["workers"] else {}
+spread.update(spec["options"])
 started = time.perf_counter()
 if "table" in spec:
     r = cspopt.solve(read_table(spec["table"]), method=spec["method"],
@@ -97,7 +100,8 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
                           primary=int(table.sensitive.sum()))
             for label, method, workers in (*RUNS, ("auto", "auto", None)):
                 spec.write_text(json.dumps(dict(table=str(path), method=method,
-                                                workers=workers, time_limit=time_limit)))
+                                                workers=workers, time_limit=time_limit,
+                                                options=_OPTIONS.get(method, {}))))
                 rows.append(_cspopt_row(table, spec, label, time_limit, common))
                 _report(rows, on_row)
     for name in names:
@@ -113,7 +117,8 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
             for label, method, workers in RUNS:
                 spec.write_text(json.dumps(dict(
                     columns=columns, dims=dims, rules=RULES, hierarchies=hierarchies,
-                    method=method, workers=workers, time_limit=time_limit)))
+                    method=method, workers=workers, time_limit=time_limit,
+                    options=_OPTIONS.get(method, {}))))
                 rows.append(_cspopt_row(table, spec, label, time_limit, common))
                 _report(rows, on_row)
             hrc = {}

@@ -19,7 +19,7 @@ from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
 from cspopt.budget import Budget
 from cspopt.errors import InputError
-from cspopt.methods import heuristic_names, methods_for
+from cspopt.methods import heuristic_names, methods_for, plain_2d, shape_refusal
 from cspopt.models.exact import build_instance
 from cspopt.models.suppression import candidate_mask, suppression_options
 from cspopt.options import (
@@ -203,6 +203,11 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
     """:func:`solve` for interval protection, its options checked: the method's own
     (``given``: every option by name) and the instance's."""
     options = _interval_instance_options(table, given)
+    if method == "hypercube" and not plain_2d(table) and not shape_refusal(method, table):
+        # GHMITER's frame: the n-D hypercube subtable by subtable
+        return solve_modular(table, time_limit=time_limit, workers=given["workers"],
+                             scheduler=given["scheduler"], subtable_method="hypercube",
+                             clean=given["clean"], certify=given["certify"], **options)
     if method in heuristic_names():
         return solve_heuristic(table, method=method, time_limit=time_limit,
                                clean=given["clean"], certify=given["certify"],

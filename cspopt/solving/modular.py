@@ -30,7 +30,10 @@ import logging
 import numpy as np
 
 from cspopt.bounds.capacity import capacity_lp
+from cspopt.bounds.lines import line_bound
 from cspopt.budget import Budget
+from cspopt.errors import InputError
+from cspopt.heuristics.hypercube_grid import grid_totals, hypercube_grid
 from cspopt.models.interval import CapacityOracle, build_interval_instance
 from cspopt.options import AUDIT_SHARE, check_limits
 from cspopt.parallel import Workers
@@ -38,6 +41,7 @@ from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
     interval_result,
     no_pattern_message,
+    pattern_cells,
     repair_interval_pattern,
     unprotectable,
 )
@@ -65,7 +69,9 @@ _SUBTABLE_FLOOR = 0.5
 
 def solve_modular(table, *, time_limit: float | None = None, weights=None, must_publish=None,
                   preprocessing: bool = True, rounds: int = MODULAR_ROUNDS,
-                  workers: int | None = None, scheduler: str | None = None) -> SolveResult:
+                  workers: int | None = None, scheduler: str | None = None,
+                  subtable_method: str = "branch-and-cut", clean: bool = True,
+                  certify: bool = True) -> SolveResult:
     """Protect the interval requirements of a hierarchical ``table`` by Modular.
 
     The table must carry its dimensions and codes (from microdata, a tidy CSV or a JSON
@@ -74,8 +80,16 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     LP bound (valid wherever it stops), and ``timings`` has the subtables' time
     (``subtables``) and their count in ``model_size``. ``workers`` (a local Dask cluster)
     or ``scheduler`` (a running one's address) spread each wave of subtables sharing no
-    cell over processes (:class:`~cspopt.parallel.Workers`).
+    cell over processes (:class:`~cspopt.parallel.Workers`). ``subtable_method``: each
+    subtable by the branch-and-cut, or by the n-dimensional hypercube method
+    (``"hypercube"``, :func:`~cspopt.heuristics.hypercube_grid.hypercube_grid`: tau-ARGUS'
+    GHMITER, Repsilber 1994, which also runs subtable by subtable); ``clean=False`` skips
+    the delete-and-check, ``certify=False`` the capacity LP (the bound is then the
+    cheap one of :func:`~cspopt.bounds.lines.line_bound`).
     """
+    if subtable_method not in _SUBTABLE_SOLVERS:
+        raise InputError(f"subtable_method must be one of {sorted(_SUBTABLE_SOLVERS)}, not "
+                         f"{subtable_method!r}")
     check_limits(time_limit=time_limit)
     budget = Budget(time_limit)
     parts = subtables(table)
@@ -83,7 +97,8 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         inst = build_interval_instance(table, weights=weights, must_publish=must_publish,
                                        preprocessing=preprocessing)
         hopeless = unprotectable(inst) if inst.protected.size else ()
-    name = "modular(FS)/scip"
+    name = ("modular(FS)/scip" if subtable_method == "branch-and-cut"
+            else f"heuristic({subtable_method})/subtables")
     if hopeless:
         return interval_result(inst, budget, method=name, termination="infeasible",
                                lower_bound=np.inf, message=no_pattern_message(table, hopeless))
@@ -91,24 +106,25 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     with budget.phase("subtables"), Workers(workers=workers, scheduler=scheduler) as pool:
         solves = _protect_subtables(table, parts, suppressed, budget.opening(_SUBTABLES_SHARE),
                                     weights=weights, must_publish=must_publish, rounds=rounds,
-                                    pool=pool)
+                                    pool=pool, solver=_SUBTABLE_SOLVERS[subtable_method])
     search = budget.opening(1 - AUDIT_SHARE)
     # the whole table's audit, and the completion of what the subtables' attackers missed
     y, checked, repaired = repair_interval_pattern(
         inst, suppressed[inst.candidates].astype(float), budget.timings, budget=search)
     oracle = CapacityOracle(inst)
     with budget.phase("clean"):  # what the subtables' patterns made redundant
-        clean = search.share(_CLEAN_SHARE)
-        if inst.candidates.size and oracle.protects(y, clean):
+        share = search.share(_CLEAN_SHARE)
+        if clean and inst.candidates.size and oracle.protects(y, share):
             pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates],
-                                                kind="stable"), clean)
+                                                kind="stable"), share)
             if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
                 y, checked, more = repair_interval_pattern(inst, pruned, budget.timings)
                 repaired = "; ".join(filter(None, [repaired, more]))
     with budget.phase("bound"):  # to the call's limit (the pattern is audited already);
         # none past it (its first cuts alone take a minute on a 38,000-cell table)
         bound = (capacity_lp(inst, oracle, budget=budget)[0]
-                 if inst.candidates.size and not budget.expired() else 0.0)
+                 if certify and inst.candidates.size and not budget.expired()
+                 else line_bound(inst))
     lower = integral_bound(bound, inst.weights[inst.candidates])
     objective = float(inst.weights[inst.candidates] @ y)
     return interval_result(
@@ -135,7 +151,8 @@ def modular_fits(table) -> bool:
 
 
 def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, budget: Budget,
-                       *, weights, must_publish, rounds: int, pool: Workers) -> int:
+                       *, weights, must_publish, rounds: int, pool: Workers,
+                       solver=None) -> int:
     """Solve the subtables top-down, holding every cell suppressed so far; again where a
     later subtable suppressed new cells of one (up to ``rounds`` passes). ``suppressed`` (one
     flag per cell of ``table``) grows in place; returns the number of solves.
@@ -169,7 +186,7 @@ def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, bud
                 jobs.append((parts[i].extract(table, fixed=cells[suppressed[cells]]), seconds,
                              weights if isinstance(weights, str | None) else weights[cells],
                              np.flatnonzero(published[cells])))
-            for i, found in zip(wave, pool.map(_solve_subtable, jobs)):
+            for i, found in zip(wave, pool.map(solver, jobs)):
                 part = parts[i]
                 if found is not None:
                     suppressed[part.cells[list(found)]] = True
@@ -206,3 +223,21 @@ def _solve_subtable(local, seconds, weights, must_publish) -> tuple[int, ...] | 
                  result.message)
         return None
     return tuple(result.suppressed)
+
+
+def _hypercube_subtable(local, seconds, weights, must_publish) -> tuple[int, ...] | None:
+    """One subtable by the n-dimensional hypercube method (a task of
+    :class:`~cspopt.parallel.Workers`, like :func:`_solve_subtable`); cells no hypercube
+    protects are left to the whole table's audit and repair."""
+    inst = build_interval_instance(local, weights=weights, must_publish=must_publish)
+    if not inst.protected.size:
+        return ()
+    found = hypercube_grid(inst, *grid_totals(local), budget=Budget(seconds))
+    if found.failed:
+        log.info("modular: in subtable %s no hypercube protects %s", local.name,
+                 ", ".join(f"{local.describe(c)} ({side})" for c, side in found.failed))
+    return pattern_cells(inst, found.suppressed)
+
+
+#: what solves a subtable, by ``subtable_method``
+_SUBTABLE_SOLVERS = {"branch-and-cut": _solve_subtable, "hypercube": _hypercube_subtable}
