@@ -128,6 +128,10 @@ class SearchProcess:
                 self._child.stdin.flush()
             except (OSError, ValueError):  # the child ended, or stop() closed the pipe
                 return
+            except (RecursionError, pickle.PicklingError) as error:  # seen once, under load
+                log.warning("the search process could not be sent its %s (%s); the tree "
+                            "goes on without it", type(message).__name__, error)
+                return
             message = self._outbox.get()
 
     def send_point(self, y: np.ndarray) -> None:
