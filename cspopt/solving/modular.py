@@ -18,6 +18,11 @@ whole table (Almeida, Schütz & Carvalho 2008 §5) drops what the subtables' pat
 redundant, and the whole table's capacity LP (Fischetti & Salazar-Gonzalez 2001) certifies
 the gap.
 
+The same frame runs tau-ARGUS' GHMITER (Repsilber 1994): ``subtable_method="hypercube"``
+protects each subtable by its cheapest n-dimensional hypercubes
+(:mod:`cspopt.heuristics.hypercube_grid`) instead, in seconds where the branch-and-cut takes
+minutes, for dearer patterns; ``method="hypercube"`` on tables beyond plain 2-D.
+
 Complexity: one branch-and-cut per subtable and round; the subtables are small (one level
 per dimension), so each is solved to optimality or close to it in its share of the time; the
 whole table's audits and the repair's grouped attacker LPs come after.
@@ -85,7 +90,7 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     (``"hypercube"``, :func:`~cspopt.heuristics.hypercube_grid.hypercube_grid`: tau-ARGUS'
     GHMITER, Repsilber 1994, which also runs subtable by subtable); ``clean=False`` skips
     the delete-and-check, ``certify=False`` the capacity LP (the bound is then the
-    cheap one of :func:`~cspopt.bounds.lines.line_bound`).
+    cheap one of :func:`~cspopt.bounds.lines.line_bound`); past the limit, neither runs.
     """
     if subtable_method not in _SUBTABLE_SOLVERS:
         raise InputError(f"subtable_method must be one of {sorted(_SUBTABLE_SOLVERS)}, not "
@@ -122,8 +127,8 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
                 repaired = "; ".join(filter(None, [repaired, more]))
     with budget.phase("bound"):  # to the call's limit (the pattern is audited already);
         # none past it (its first cuts alone take a minute on a 38,000-cell table)
-        bound = (capacity_lp(inst, oracle, budget=budget)[0]
-                 if certify and inst.candidates.size and not budget.expired()
+        bound = (0.0 if budget.expired() or not inst.candidates.size
+                 else capacity_lp(inst, oracle, budget=budget)[0] if certify
                  else line_bound(inst))
     lower = integral_bound(bound, inst.weights[inst.candidates])
     objective = float(inst.weights[inst.candidates] @ y)
