@@ -233,11 +233,18 @@ def _solve_subtable(local, seconds, weights, must_publish) -> tuple[int, ...] | 
 def _hypercube_subtable(local, seconds, weights, must_publish) -> tuple[int, ...] | None:
     """One subtable by the n-dimensional hypercube method (a task of
     :class:`~cspopt.parallel.Workers`, like :func:`_solve_subtable`); cells no hypercube
-    protects are left to the whole table's audit and repair."""
+    protects, or a subtable that is no grid, are left to the whole table's audit and
+    repair."""
     inst = build_interval_instance(local, weights=weights, must_publish=must_publish)
     if not inst.protected.size:
         return ()
-    found = hypercube_grid(inst, *grid_totals(local), budget=Budget(seconds))
+    try:
+        grid = grid_totals(local)
+    except InputError as error:  # e.g. relations with other coefficients than 1 and -1
+        log.info("modular: subtable %s is left to the whole table's repair: %s", local.name,
+                 error)
+        return None
+    found = hypercube_grid(inst, *grid, budget=Budget(seconds))
     if found.failed:
         log.info("modular: in subtable %s no hypercube protects %s", local.name,
                  ", ".join(f"{local.describe(c)} ({side})" for c, side in found.failed))
