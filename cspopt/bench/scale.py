@@ -51,16 +51,15 @@ import json, resource, sys, time
 import cspopt
 from cspopt.io import read_table
 spec = json.load(open(sys.argv[1]))
-spread = {"workers": spec["workers"]} if spec["workers"] else {}
-spread.update(spec["options"])
+options = dict(spec["options"], **({"workers": spec["workers"]} if spec["workers"] else {}))
 started = time.perf_counter()
 if "table" in spec:
     r = cspopt.solve(read_table(spec["table"]), method=spec["method"],
-                     time_limit=spec["time_limit"], **spread)
+                     time_limit=spec["time_limit"], **options)
 else:
     r = cspopt.protect(spec["columns"], spec["dims"], response="turnover",
                        rules=spec["rules"], hierarchies=spec["hierarchies"],
-                       method=spec["method"], time_limit=spec["time_limit"], **spread).result
+                       method=spec["method"], time_limit=spec["time_limit"], **options).result
 seconds = time.perf_counter() - started
 peak = max(resource.getrusage(who).ru_maxrss for who in
            (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
