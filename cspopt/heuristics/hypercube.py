@@ -17,15 +17,12 @@ import numpy as np
 
 from cspopt.budget import Budget
 from cspopt.errors import InputError, NotNetworkError
-from cspopt.heuristics.cell_arcs import PathsOutcome, finish
+from cspopt.heuristics.cell_arcs import PathsOutcome
+from cspopt.heuristics.hypercube_choice import HypercubeChoice
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table.network import bipartite_graph
 
 __all__ = ["hypercube_heuristic"]
-
-#: at most this share of a level may be left unmet by round-off
-_TOLERANCE = 1e-9
-
 
 def hypercube_heuristic(inst: IntervalInstance, *, budget: Budget | None = None
                         ) -> PathsOutcome:
@@ -57,26 +54,11 @@ def hypercube_heuristic(inst: IntervalInstance, *, budget: Budget | None = None
     cells = table.num_cells
     grid = np.full((graph.num_rows, graph.num_cols), cells)  # ``cells``: no such cell
     grid[graph.row_node, graph.col_node] = np.arange(cells)
-    free = np.zeros(cells + 1, dtype=bool)
-    free[inst.free] = True
-    in_pattern = np.zeros(cells + 1, dtype=bool)
-    in_pattern[inst.free[table.sensitive[inst.free]]] = True
-    a = table.values
-    up, down = np.r_[table.apriori_upper - a, 0.0], np.r_[a - table.apriori_lower, 0.0]
+    state = HypercubeChoice(inst)
+    up, down = state.up, state.down
     tail = np.r_[net.tail, -1]
-    weight = np.r_[inst.weights, 0.0].astype(float)
-    positive = weight[weight > 0]
-    new_cost = weight + 1e-6 * (float(positive.min()) if positive.size else 1.0)
     row_id, col_id = graph.row_relation, graph.col_relation
-    protected = inst.protected
-    levels = (table.lower_protection[protected], table.upper_protection[protected],
-              table.sliding_protection[protected])
-    outcome = PathsOutcome(np.zeros(inst.candidates.size))
-    for k in np.argsort(-np.maximum(levels[0], levels[1]), kind="stable").tolist():
-        if budget is not None and budget.expired():
-            outcome.stopped = True
-            break
-        p = int(protected[k])
+    for k, p in state.order(budget):
         i, j = int(graph.row_node[p]), int(graph.col_node[p])
         row_corner = grid[i, :][None, :]  # (i, j'), one per column
         col_corner = grid[:, j][:, None]  # (i', j), one per row
@@ -95,18 +77,10 @@ def hypercube_heuristic(inst: IntervalInstance, *, budget: Budget | None = None
             with_p = tail[corner] == node
             rise = np.minimum(rise, np.where(with_p, up[corner], down[corner]))
             fall = np.minimum(fall, np.where(with_p, down[corner], up[corner]))
-            usable &= free[corner]
-            cost = cost + np.where(in_pattern[corner], 0.0, new_cost[corner])
+            usable &= state.free[corner]
+            cost = cost + state.corner_cost(corner)
         usable[i, :] = usable[:, j] = False
-        lower_ok = usable & (fall >= levels[0][k] * (1 - _TOLERANCE))
-        upper_ok = usable & (rise >= levels[1][k] * (1 - _TOLERANCE))
-        feasible = lower_ok & upper_ok & (rise + fall >= levels[2][k] * (1 - _TOLERANCE))
-        outcome.num_paths += 1
-        if not feasible.any():
-            side = ("lower" if not lower_ok.any() else "upper" if not upper_ok.any()
-                    else "lower and upper" if not (lower_ok & upper_ok).any() else "sliding")
-            outcome.failed.append((p, side))
-            continue
-        best = np.unravel_index(np.argmin(np.where(feasible, cost, np.inf)), grid.shape)
-        in_pattern[[grid[i, best[1]], grid[best[0], j], grid[best]]] = True
-    return finish(inst, in_pattern[inst.free], outcome)
+        best = state.choose(k, p, rise, fall, usable, cost)
+        if best is not None:
+            state.in_pattern[[grid[i, best[1]], grid[best[0], j], grid[best]]] = True
+    return state.finish()

@@ -28,17 +28,14 @@ import numpy as np
 
 from cspopt.budget import Budget
 from cspopt.errors import InputError
-from cspopt.heuristics.cell_arcs import PathsOutcome, finish
+from cspopt.heuristics.cell_arcs import PathsOutcome
+from cspopt.heuristics.hypercube_choice import HypercubeChoice
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.table.recovered import product_structure
 
 __all__ = ["hypercube_grid", "grid_totals"]
 
 log = logging.getLogger(__name__)
-
-#: at most this share of a level may be left unmet by round-off
-_TOLERANCE = 1e-9
-
 
 def grid_totals(table) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The shape of ``table`` (cells in row-major order) and each dimension's total code,
@@ -70,28 +67,11 @@ def hypercube_grid(inst: IntervalInstance, shape, totals, *, budget: Budget | No
     Complexity ``O(2^n prod_e (k_e - 1))`` per protected cell, ``k_e`` codes in dimension
     ``e``.
     """
-    table = inst.table
     shape, totals = tuple(int(s) for s in shape), np.asarray(totals)
-    cells = table.num_cells
-    free = np.zeros(cells, dtype=bool)
-    free[inst.free] = True
-    in_pattern = np.zeros(cells, dtype=bool)
-    in_pattern[inst.free[table.sensitive[inst.free]]] = True
-    a = table.values
-    up, down = table.apriori_upper - a, a - table.apriori_lower
-    weight = inst.weights.astype(float)
-    positive = weight[weight > 0]
-    new_cost = weight + 1e-6 * (float(positive.min()) if positive.size else 1.0)
-    protected = inst.protected
-    levels = (table.lower_protection[protected], table.upper_protection[protected],
-              table.sliding_protection[protected])
-    outcome = PathsOutcome(np.zeros(inst.candidates.size))
+    state = HypercubeChoice(inst)
+    up, down = state.up, state.down
     dims = len(shape)
-    for k in np.argsort(-np.maximum(levels[0], levels[1]), kind="stable").tolist():
-        if budget is not None and budget.expired():
-            outcome.stopped = True
-            break
-        p = int(protected[k])
+    for k, p in state.order(budget):
         at = np.unravel_index(p, shape)
         # per dimension: the partner codes (on their own axis) and the sign a corner there
         # moves with, relative to p
@@ -113,19 +93,11 @@ def hypercube_grid(inst: IntervalInstance, shape, totals, *, budget: Budget | No
             sign = functools.reduce(np.multiply, [signs[e] for e in range(dims) if chosen[e]])
             rise = np.minimum(rise, np.where(sign > 0, up[corner], down[corner]))
             fall = np.minimum(fall, np.where(sign > 0, down[corner], up[corner]))
-            usable = usable & free[corner]
-            cost = cost + np.where(in_pattern[corner], 0.0, new_cost[corner])
+            usable = usable & state.free[corner]
+            cost = cost + state.corner_cost(corner)
             corners.append(corner)
-        lower_ok = usable & (fall >= levels[0][k] * (1 - _TOLERANCE))
-        upper_ok = usable & (rise >= levels[1][k] * (1 - _TOLERANCE))
-        feasible = lower_ok & upper_ok & (rise + fall >= levels[2][k] * (1 - _TOLERANCE))
-        outcome.num_paths += 1
-        if not np.any(feasible):
-            side = ("lower" if not np.any(lower_ok) else "upper" if not np.any(upper_ok)
-                    else "lower and upper" if not np.any(lower_ok & upper_ok) else "sliding")
-            outcome.failed.append((p, side))
-            continue
-        scores = np.broadcast_to(np.where(feasible, cost, np.inf), feasible.shape)
-        best = np.unravel_index(np.argmin(scores), scores.shape)
-        in_pattern[[int(np.broadcast_to(c, scores.shape)[best]) for c in corners]] = True
-    return finish(inst, in_pattern[inst.free], outcome)
+        best = state.choose(k, p, rise, fall, usable, cost)
+        if best is not None:
+            full = np.shape(rise)
+            state.in_pattern[[int(np.broadcast_to(c, full)[best]) for c in corners]] = True
+    return state.finish()
