@@ -1,7 +1,9 @@
-"""Command-line interface: ``cspopt info|audit|solve|bound|certify|protect|generate|convert|bench``.
+"""Command-line interface: ``cspopt info|audit|solve|bound|certify|protect|batch|generate|
+convert|bench``.
 
 Exit codes: 0 success (for ``audit``: every sensitive cell protected), 1 ``audit`` found an
-exposed cell (``solve``: no pattern; ``certify``: the pattern is unsafe), 2 bad input (one
+exposed cell (``solve``: no pattern; ``certify``: the pattern is unsafe; ``batch``: a table
+without a pattern), 2 bad input (one
 line on stderr naming the cell, relation, line or option; no traceback), 3 a solver failed
 or an internal error (one line on stderr; ``-v`` shows the traceback).
 
@@ -274,6 +276,26 @@ def _cmd_protect(args: argparse.Namespace) -> int:
     return 0 if protected.result.has_pattern else 1
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from cspopt.io import check_writable
+    from cspopt.io.manifest import read_manifest
+
+    manifest = read_manifest(args.manifest)
+    output = Path(args.output) if args.output else manifest.output
+    try:  # refused before the solves, not after them
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"-o {output}: cannot make the directory ({exc.strerror})") from None
+    check_writable(output / "summary.json", "-o")
+    release = manifest.protect(workers=args.workers, scheduler=args.scheduler)
+    release.write(output)
+    if args.json:
+        print(dumps(dict(release.to_dict(), output=str(output))))
+    else:
+        print(release.summary())
+    return 0 if release.complete else 1
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
     from cspopt.io import write_table
     from cspopt.table import generators
@@ -443,6 +465,22 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="a picture of the pattern")
     p.add_argument("--json", action="store_true", help="the result as one JSON document")
     p.set_defaults(run=_cmd_protect)
+
+    p = sub.add_parser("batch", parents=[verbose],
+                       help="protect a release: the tables of a manifest (TOML) from one "
+                            "microdata file, linked where they share cells")
+    p.add_argument("manifest", help="the release's manifest (docs/batch.md)")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="directory of the outputs (default: the manifest's, else "
+                        "MANIFEST-protected beside it): one file per table, summary.json")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--workers", type=int, metavar="N",
+                       help="protect independent tables on a local Dask cluster of N "
+                            "processes (default: the manifest's, else 1)")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="protect them on the running Dask cluster at ADDRESS")
+    p.add_argument("--json", action="store_true", help="the summary as one JSON document")
+    p.set_defaults(run=_cmd_batch)
 
     p = sub.add_parser("generate", parents=[verbose],
                        help="write a seeded random instance")

@@ -23,6 +23,8 @@ from cspopt.errors import ClusterError, InputError
 
 __all__ = ["Workers"]
 
+log = logging.getLogger(__name__)
+
 #: seconds to wait for a scheduler given by address before saying it cannot be reached
 CONNECT_SECONDS = 10.0
 
@@ -52,7 +54,7 @@ class Workers:
                              "cluster), not both")
         self.workers = workers or 1
         self.scheduler = scheduler
-        self._client = self._cluster = None
+        self._client = self._cluster = self._log_level = None
 
     @property
     def parallel(self) -> bool:
@@ -71,6 +73,10 @@ class Workers:
                 raise ClusterError(f"the Dask scheduler at {self.scheduler!r} cannot be "
                                    f"reached: {err}") from None
             return self
+        quiet = logging.getLogger("distributed")
+        self._log_level = quiet.level
+        if not log.isEnabledFor(logging.INFO):  # Dask's own chatter only with cspopt's
+            quiet.setLevel(logging.ERROR)
         try:
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                          processes=True, dashboard_address=None,
@@ -87,6 +93,9 @@ class Workers:
             if part is not None:
                 part.close()
         self._client = self._cluster = None
+        if self._log_level is not None:
+            logging.getLogger("distributed").setLevel(self._log_level)
+            self._log_level = None
 
     @property
     def size(self) -> int:

@@ -16,9 +16,11 @@ from cspopt.microdata.rules import (
     apply_rules,
     parse_rules,
 )
+from cspopt.microdata.release import Release, ReleasedTable, TableRequest, protect_many
 from cspopt.microdata.tabulate import Tabulation, read_microdata, tabulate
 
-__all__ = ["protect", "ProtectedTable", "build_table", "CELL_STATUSES", "tabulate",
+__all__ = ["protect", "protect_many", "Release", "ReleasedTable", "TableRequest",
+           "ProtectedTable", "build_table", "CELL_STATUSES", "tabulate",
            "Tabulation", "read_microdata", "parse_rules", "apply_rules", "Rule",
            "DominanceRule", "PPercentRule", "PQRule", "FrequencyRule", "ZeroRule",
            "CellContributions"]

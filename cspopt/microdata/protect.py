@@ -34,7 +34,8 @@ from cspopt.result import SolveResult
 from cspopt.solving import solve
 from cspopt.table import Table
 
-__all__ = ["protect", "sensitive_table", "ProtectedTable", "build_table", "output_format",
+__all__ = ["protect", "sensitive_table", "solve_sensitive", "write_report",
+           "ProtectedTable", "build_table", "output_format",
            "CELL_STATUSES", "OUTPUT_FORMATS"]
 
 #: what :meth:`ProtectedTable.to_frame` says of each cell
@@ -97,23 +98,9 @@ class ProtectedTable:
 
     def write(self, path) -> None:
         """:meth:`columns` to ``path``, in the format its extension names
-        (:data:`OUTPUT_FORMATS`: CSV, or Parquet with pandas and pyarrow)."""
-        if output_format(path) == "parquet":
-            self.to_frame().to_parquet(path, index=False)
-        else:
-            self.write_csv(path)
-
-    def write_csv(self, path) -> None:
-        """:meth:`columns` as a CSV file, one row per cell; a suppressed cell's
-        ``published`` and a published cell's attacker interval are empty."""
-        columns = self.columns()
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(columns)
-            own = written_decimals(self.table.values)
-            decimals = min((9 if own is None else own) + 6, 15)
-            for row in zip(*columns.values()):
-                writer.writerow([_csv_field(v, decimals) for v in row])
+        (:data:`OUTPUT_FORMATS`: CSV, or Parquet with pandas and pyarrow;
+        :func:`write_report`)."""
+        write_report(self.columns(), path, values=self.table.values)
 
     def attacker_intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """Per cell, the lowest and highest value an attacker can derive from the published
@@ -145,6 +132,28 @@ class ProtectedTable:
         return (f"{self.table.num_cells} cells: {counts['primary']} primary, "
                 f"{counts['secondary']} secondary, {counts['empty']} empty\n"
                 + self.result.summary())
+
+
+def write_report(columns: Mapping[str, Sequence], path, *, values: np.ndarray) -> None:
+    """A report's ``columns`` (one entry per cell each, :meth:`ProtectedTable.columns`) to
+    ``path``, in the format its extension names (:data:`OUTPUT_FORMATS`). A CSV file has one
+    row per cell; a suppressed cell's ``published`` and a published cell's attacker
+    interval are empty, and floats keep six decimals more than ``values`` (the cells')
+    have."""
+    if output_format(path) == "parquet":
+        try:
+            import pandas as pd
+        except ImportError:  # output_format refused it already
+            raise MissingExtraError("Parquet needs pandas") from None
+        pd.DataFrame(dict(columns)).to_parquet(path, index=False)
+        return
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        own = written_decimals(values)
+        decimals = min((9 if own is None else own) + 6, 15)
+        for row in zip(*columns.values()):
+            writer.writerow([_csv_field(v, decimals) for v in row])
 
 
 def _csv_field(value, decimals: int):
@@ -276,17 +285,24 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     table, tabulation, hit = sensitive_table(
         data, dimensions, response=response, rules=rules, hierarchies=hierarchies,
         costs=costs, total=total, holding=holding, protection=protection, encoding=encoding)
-    if table.sensitive.any():
-        if time_limit is not None:  # the limit is the whole call's: tabulation included
-            time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
-        result = solve(table, protection=protection, method=method, time_limit=time_limit,
-                       **options)
-    else:  # nothing to protect: the table is published whole
-        result = SolveResult.build(method="protect", model=protection, termination="optimal",
-                                   lower_bound=0.0, suppressed=(), objective=0.0,
-                                   audit=audit(table, ()),
-                                   message="no cell is sensitive under the rules")
+    if time_limit is not None:  # the limit is the whole call's: tabulation included
+        time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
+    result = solve_sensitive(table, protection=protection, method=method,
+                             time_limit=time_limit, **options)
     return ProtectedTable(table, result, tabulation, hit)
+
+
+def solve_sensitive(table: Table, *, protection: str, method: str,
+                    time_limit: float | None, **options) -> SolveResult:
+    """:func:`cspopt.solve` on a table of :func:`sensitive_table`; where no cell is
+    sensitive, the table published whole (a proven optimum of cost 0)."""
+    if table.sensitive.any():
+        return solve(table, protection=protection, method=method, time_limit=time_limit,
+                     **options)
+    return SolveResult.build(method="protect", model=protection, termination="optimal",
+                             lower_bound=0.0, suppressed=(), objective=0.0,
+                             audit=audit(table, ()),
+                             message="no cell is sensitive under the rules")
 
 
 def sensitive_table(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,

@@ -320,8 +320,15 @@ def tabulate_linked(data, tables: Sequence[Sequence[str]], **options) -> Tabulat
     that protects it protects the tables jointly (tau-ARGUS and sdcTable protect linked
     tables with heuristics that do not check the union).
     """
-    parts = [tabulate(data, list(t), **options) for t in tables]
     variables = list(dict.fromkeys(v for t in tables for v in t))
+    hierarchies = dict(options.pop("hierarchies", None) or {})
+    unknown = sorted(set(hierarchies) - set(variables))
+    if unknown:
+        raise InputError(f"hierarchies given for {', '.join(unknown)}, which are not "
+                         "dimensions of the linked tables")
+    parts = [tabulate(data, list(t), hierarchies={d: hierarchies[d] for d in t
+                                                  if d in hierarchies}, **options)
+             for t in tables]
     dims = {d.name: d for part in parts for d in part.dimensions}
     for part in parts:
         for d in part.dimensions:

@@ -94,8 +94,16 @@ class Dimension:
         outside the hierarchy.
         """
         path = os.fspath(source)
-        with open(path, encoding="utf-8-sig") as handle:
-            lines = handle.read().splitlines()
+        try:
+            with open(path, encoding="utf-8-sig") as handle:
+                lines = handle.read().splitlines()
+        except OSError as error:
+            raise TableFormatError(f"the hierarchy of dimension {name!r} cannot be read "
+                                   f"({error.strerror})", path=path) from None
+        except UnicodeDecodeError as error:
+            raise TableFormatError(f"the hierarchy of dimension {name!r} is not UTF-8 text "
+                                   f"({error.reason} at byte {error.start})", path=path
+                                   ) from None
         ordered = [total]
         parent: dict[str, str] = {}
         stack = [total]  # stack[d] is the last code seen at depth d (total is depth 0)
