@@ -424,3 +424,39 @@ def test_the_hypercube_takes_a_csplib_cube_and_refuses_a_table_without_dimension
                                [(0, 1), (5, 1), (6, -1)]])
     with pytest.raises(InputError, match="needs a table whose cells form a grid"):
         cspopt.solve(no_grid, method="hypercube")
+
+
+@pytest.mark.parametrize("table", [g.smith_factors(12, 10, seed=3, sensitive=0.15),
+                                   g.hierarchical_2d(12, 6, seed=2)], ids=["2d", "1h2d"])
+def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeypatch,
+                                                                  caplog):
+    """A side an earlier LP's completion meets takes no LP; under a budget the pace regroups the cells left when one
+    at a time would not fit (forced here by a huge slack), and the pattern, found in
+    fewer LPs, still passes the audit."""
+    import logging
+
+    from cspopt.budget import Budget
+    from cspopt.heuristics import incremental
+
+    inst = build_interval_instance(table)
+    solves = []
+    solve = incremental._ResolvedLP.solve
+
+    def counted(self, *args):
+        solves.append(1)
+        return solve(self, *args)
+
+    monkeypatch.setattr(incremental._ResolvedLP, "solve", counted)
+    with caplog.at_level(logging.INFO, logger="cspopt.heuristics.incremental"):
+        reused = incremental.incremental_attacker(inst)
+    sides = int((inst.table.upper_protection[inst.protected] > 0).sum()
+                + (inst.table.lower_protection[inst.protected] > 0).sum())
+    assert len(solves) < sides and "sides met by earlier LPs' completions" in caplog.text
+    assert audit(table, reused, requirement="interval").protected
+    solves.clear()
+    monkeypatch.setattr(incremental, "_PACE_AFTER", 1)
+    monkeypatch.setattr(incremental, "_PACE_SLACK", 1e12)
+    with caplog.at_level(logging.INFO, logger="cspopt.heuristics.incremental"):
+        paced = incremental.incremental_attacker(inst, budget=Budget(3600.0))
+    assert "groups" in caplog.text
+    assert audit(table, paced, requirement="interval").protected

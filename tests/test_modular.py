@@ -214,12 +214,11 @@ def test_the_cli_spreads_modular_over_workers_and_names_an_unreachable_scheduler
 
 
 @pytest.mark.parametrize("small_lps", [False, True])
-def test_the_repair_protects_the_exposed_cells_in_groups(monkeypatch, small_lps):
-    """The repair on the exposed cells, or (``small_lps``, as on a large pattern) on those
-    the audit's small LPs leave unproven."""
+def test_the_repair_protects_the_exposed_cells(monkeypatch, small_lps):
+    """The repair on the exposed cells (survey.csv leaves five), or (``small_lps``, as on a
+    large pattern) on those the audit's small LPs leave unproven."""
     from cspopt.audit import lp
     from cspopt.solving import audited
-    monkeypatch.setattr(audited, "REPAIR_GROUPS", 2)  # survey.csv leaves five cells exposed
     if small_lps:
         monkeypatch.setattr(audited, "LOCAL_AUDIT_FROM", 0)
         monkeypatch.setattr(lp, "LOCAL_AUDIT_FROM", 0)

@@ -11,6 +11,7 @@ pattern that a repair could not.
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +27,13 @@ log = logging.getLogger(__name__)
 
 #: a group of at most this many cells whose LP fails is protected one cell at a time
 _SINGLY = 2
+#: a completion meets a side with this relative (and absolute) margin to spare
+_MET = 1e-9
+#: LPs solved before the pace is measured and the cells left regrouped to fit the budget
+_PACE_AFTER = 4
+#: the time an LP takes is multiplied by this in the pace: groups that fail cost their
+#: halves' LPs too
+_PACE_SLACK = 2.0
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
@@ -50,7 +58,10 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     them, a group protected by one LP a side (Smith et al. 2012 §V,
     :func:`_protect_together`); a group whose LP has no solution is split in halves, down
     to :data:`_SINGLY` cells protected one at a time (an LP of a 38,000-cell table takes
-    seconds: a group of 16 cells costs 8 LPs this way, not 32).
+    seconds: a group of 16 cells costs 8 LPs this way, not 32). A side that an earlier
+    LP's completion meets needs no LP of its own (:class:`_Covered`). Under a ``budget``,
+    once a few LPs have measured the pace, the cells left are regrouped if one at a time
+    would not fit the time left (:func:`_paced`).
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
@@ -63,22 +74,29 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
                                                                              dtype=np.int64))
     weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
     lp = _ResolvedLP(matrix, budget)
+    covered = _Covered(inst)
     pending = [np.atleast_1d(np.asarray(group, dtype=np.int64)) for group in
                (range(inst.protected.size) if order is None else order)]
-    total = len(pending)
+    total = sum(group.size for group in pending)
+    paced = False
     while pending:
+        if not paced and max(_PACE_AFTER, 1) <= lp.solves:  # once: regroup what the time cannot
+            paced, pending = True, _paced(pending, lp)  # take one cell at a time
         if lp.out_of_time():
-            log.info("incremental attacker: deadline with %d of %d cells (or groups) left",
-                     len(pending), total)
+            log.info("incremental attacker: deadline with %d of %d cells left",
+                     sum(group.size for group in pending), total)
             return inst.candidates.copy() if fallback else None
         group = pending.pop(0)
-        if group.size > 1 and _protect_together(inst, lp, group, weights, suppressed):
+        if group.size > 1 and _protect_together(inst, lp, group, weights, suppressed,
+                                                covered):
             continue
         if group.size > _SINGLY:  # a group the LP could not move: its halves
             pending[:0] = np.array_split(group, 2)
             continue
         for k in group.tolist():  # one at a time (eqs 3-7)
-            _protect_together(inst, lp, np.array([k]), weights, suppressed)
+            _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
+    log.info("incremental attacker: %d LPs; %d sides met by earlier LPs' completions",
+             lp.solves, covered.reused)
     if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
         return inst.candidates.copy() if fallback else None
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
@@ -86,7 +104,8 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
 
 
 def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray,
-                      weights: np.ndarray, suppressed: np.ndarray) -> bool:
+                      weights: np.ndarray, suppressed: np.ndarray, covered: _Covered
+                      ) -> bool:
     """Protect the cells ``group`` (indices into ``inst.protected``) with one attacker LP a
     side, adding every cell that moves to ``suppressed`` (in place).
 
@@ -97,16 +116,17 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
     so that an evaluation of the GA costs 80 LPs whatever the table. Returns False, having
     changed nothing, when a group's LP has no solution (its members may pull against each
     other); a single cell's side that cannot be met is skipped (the MIP will say
-    infeasible).
+    infeasible). A side that an earlier LP's completion already meets (``covered``) needs
+    no LP: that completion moves only cells suppressed since.
     """
     table, nf = inst.table, inst.free.size
     cells = inst.protected[group]
     at = np.searchsorted(inst.free, cells)
     lpl, upl, spl = (table.lower_protection[cells], table.upper_protection[cells],
                      table.sliding_protection[cells])
-    moved = suppressed.copy()
+    moved, found = suppressed.copy(), []
     for up, targets in ((True, np.maximum(upl, spl - lpl)), (False, lpl)):
-        need = targets > 0
+        need = (targets > 0) & ~covered.met(group, up)
         if not need.any():
             continue
         p = at[need]
@@ -117,10 +137,70 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
         x = lp.solve(np.tile(np.where(moved, 0.0, weights), 2), lo, hi)
         if x is not None:
             moved |= x[:nf] + x[nf:] > 1e-9
+            found.append(x)
         elif group.size > 1:
             return False
     suppressed |= moved
+    for x in found:
+        covered.record(x)
     return True
+
+
+def _paced(pending: list[np.ndarray], lp: _ResolvedLP) -> list[np.ndarray]:
+    """``pending`` regrouped so that its LPs fit the budget left at the pace measured so
+    far: where two LPs a group (a side each) times the seconds an LP took exceed the time
+    left over :data:`_PACE_SLACK`, the cells left are split into as many groups as fit
+    (Smith et al. 2012 §V's groups, a cost the budget makes worth paying: the fallback at
+    the deadline is every candidate). Left as it is otherwise."""
+    left = lp.budget.remaining() if lp.budget is not None else np.inf
+    affordable = left / (lp.seconds / lp.solves) / _PACE_SLACK
+    if 2 * len(pending) <= affordable:
+        return pending
+    cells = np.concatenate(pending)
+    groups = int(max(1, min(affordable // 2, cells.size)))
+    log.info("incremental attacker: %d cells left, %.0f s left at %.1f s an LP: %d groups",
+             cells.size, left, lp.seconds / lp.solves, groups)
+    return np.array_split(cells, groups)
+
+
+class _Covered:
+    """The protected cells' sides that a completion found so far meets.
+
+    Every LP solution ``x`` is an attacker completion ``d = x+ - x-`` within the a-priori
+    bounds, supported on cells that join the pattern; it raises protected cell ``p`` by
+    ``d_p`` and, where ``-d`` is within the bounds too, lowers it as far. Any side it meets
+    (``d_p >= max(upl_p, spl_p - lpl_p)`` up, ``d_p <= -lpl_p`` down) is met for good, so the
+    LP that side would cost is saved (Smith et al. 2012 solve one LP per side regardless).
+    Checking is ``O(|protected|)`` per LP.
+    """
+
+    def __init__(self, inst: IntervalInstance):
+        table, cells = inst.table, inst.protected
+        self.at = np.searchsorted(inst.free, cells)
+        lpl = table.lower_protection[cells]
+        self.up_target = np.maximum(table.upper_protection[cells],
+                                    table.sliding_protection[cells] - lpl)
+        self.down_target = lpl
+        self.room = np.r_[inst.up_room.room, inst.down_room]  # the bounds of x+ then x-
+        nf = inst.free.size
+        self.swap = np.r_[np.arange(nf, 2 * nf), np.arange(nf)]  # -d: x+ and x- swapped
+        self.up = np.zeros(cells.size, dtype=bool)
+        self.down = np.zeros(cells.size, dtype=bool)
+        self.reused = 0
+
+    def met(self, group: np.ndarray, up: bool) -> np.ndarray:
+        """Which members of ``group`` (indices into ``inst.protected``) have the side met;
+        counted as saved LPs."""
+        done = (self.up if up else self.down)[group]
+        self.reused += int(done.sum())
+        return done
+
+    def record(self, x: np.ndarray) -> None:
+        nf = self.room.size // 2
+        move = x[:nf][self.at] - x[nf:][self.at]
+        for d in (move, -move) if np.all(x[self.swap] <= self.room) else (move,):
+            self.up |= d >= self.up_target * (1 + _MET) + _MET
+            self.down |= -d >= self.down_target * (1 + _MET) + _MET
 
 
 class _ResolvedLP:
@@ -140,6 +220,7 @@ class _ResolvedLP:
         self.columns = np.arange(n, dtype=np.int32)
         self.budget = budget
         self.stopped = False  # an LP was stopped by the budget's end
+        self.solves, self.seconds = 0, 0.0  # LPs solved, and the seconds they took
 
     def out_of_time(self) -> bool:
         """Has the budget expired (or stopped an LP)?"""
@@ -151,11 +232,14 @@ class _ResolvedLP:
         if self.out_of_time():
             self.stopped = True
             return None
+        started = time.perf_counter()
         h = self.highs
         h.changeColsBounds(self.columns.size, self.columns, lo,
                            np.where(np.isfinite(hi), hi, INF))
         h.changeColsCost(self.columns.size, self.columns, cost)
         status = self.resolver.run(self.budget)
+        self.solves += 1
+        self.seconds += time.perf_counter() - started
         if status == TIME_LIMIT:
             self.stopped = True
         if status != OPTIMAL:

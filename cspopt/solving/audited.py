@@ -24,7 +24,7 @@ from cspopt.result import SolveResult
 
 __all__ = ["audit_pattern", "audit_interval_pattern", "repair_interval_pattern",
            "unprotectable", "no_pattern_message", "start_point", "pattern_cells",
-           "interval_result", "REPAIR_GROUPS"]
+           "interval_result"]
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +70,6 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     return checked
 
 
-#: the repair protects the exposed cells in at most this many groups, one attacker LP a side
-#: each (one cell a group where there are fewer): on a large table a group's LP costs a few
-#: single cells' (docs/bench/scale.md)
-REPAIR_GROUPS = 16
 
 
 def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None):
@@ -83,8 +79,9 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     tolerance, a heuristic's own reckoning), it is completed by the incremental attacker
     (Smith et al. 2012), whose LP solutions are attacker completions meeting each
     requirement, run over the exposed cells only (a pattern's superset protects what it
-    protected), in at most :data:`REPAIR_GROUPS` groups of one LP a side (Smith et al.
-    2012 §V); failing that, every candidate is suppressed. On a large pattern the cells
+    protected), one cell at a time while ``budget`` allows and in groups of one LP a side
+    where it does not (Smith et al. 2012 §V; :func:`~cspopt.heuristics.incremental_attacker`
+    paces itself); failing that, every candidate is suppressed. On a large pattern the cells
     repaired are those the audit's small LPs leave unproven
     (:func:`cspopt.audit.unproven_cells`): proving a cell exposed takes two LPs over the
     whole pattern, which is what protecting it costs. Returns ``(y, audit, note)``:
@@ -112,8 +109,7 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
         where = np.searchsorted(inst.protected, suspects)  # inst.protected is sorted
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
             inst, suppressed=pattern_cells(inst, y), budget=budget,
-            order=np.array_split(where, min(where.size, REPAIR_GROUPS))
-            if np.isin(suspects, inst.protected).all() else None)).astype(float)
+            order=where if np.isin(suspects, inst.protected).all() else None)).astype(float)
         if np.any(completed > y) or checked is not None:  # added to, or found exposed
             note = ("completed by the incremental attacker for "
                     + ", ".join(table.describe(c) for c in suspects))
