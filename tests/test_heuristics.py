@@ -431,8 +431,8 @@ def test_the_hypercube_takes_a_csplib_cube_and_refuses_a_table_without_dimension
 def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeypatch,
                                                                   caplog):
     """A side an earlier LP's completion meets takes no LP; under a budget the pace
-    regroups the cells left when one at a time would not fit (forced here by a huge slack), and the pattern, found in
-    fewer LPs, still passes the audit."""
+    regroups the cells left when one at a time would not fit (forced here by a huge
+    slack), and the pattern, found in fewer LPs, still passes the audit."""
     import logging
 
     from cspopt.budget import Budget
