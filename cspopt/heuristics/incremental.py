@@ -29,11 +29,11 @@ log = logging.getLogger(__name__)
 _SINGLY = 2
 #: a completion meets a side with this relative (and absolute) margin to spare
 _MET = 1e-9
-#: LPs solved before the pace is measured and the cells left regrouped to fit the budget
+#: LPs solved before the pace is first measured (and the cells left regrouped to fit)
 _PACE_AFTER = 4
 #: the time an LP takes is multiplied by this in the pace: groups that fail cost their
 #: halves' LPs too
-_PACE_SLACK = 2.0
+_PACE_SLACK = 1.25
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
@@ -59,9 +59,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     :func:`_protect_together`); a group whose LP has no solution is split in halves, down
     to :data:`_SINGLY` cells protected one at a time (an LP of a 38,000-cell table takes
     seconds: a group of 16 cells costs 8 LPs this way, not 32). A side that an earlier
-    LP's completion meets needs no LP of its own (:class:`_Covered`). Under a ``budget``,
-    once a few LPs have measured the pace, the cells left are regrouped if one at a time
-    would not fit the time left (:func:`_paced`).
+    LP's completion meets needs no LP of its own (:class:`_Covered`). Under a ``budget``
+    the pace is measured after each LP from the first few on, and the cells left are
+    regrouped (once) when one at a time would not fit the time left (:func:`_paced`).
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
     """
@@ -80,8 +80,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     total = sum(group.size for group in pending)
     paced = False
     while pending:
-        if not paced and max(_PACE_AFTER, 1) <= lp.solves:  # once: regroup what the time cannot
-            paced, pending = True, _paced(pending, lp)  # take one cell at a time
+        if not paced and max(_PACE_AFTER, 1) <= lp.solves:  # regroup, once, what the
+            regrouped = _paced(pending, lp, covered)  # time left cannot take one at a time
+            paced, pending = regrouped is not pending, regrouped
         if lp.out_of_time():
             log.info("incremental attacker: deadline with %d of %d cells left",
                      sum(group.size for group in pending), total)
@@ -146,14 +147,17 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
     return True
 
 
-def _paced(pending: list[np.ndarray], lp: _ResolvedLP) -> list[np.ndarray]:
+def _paced(pending: list[np.ndarray], lp: _ResolvedLP, covered: _Covered
+           ) -> list[np.ndarray]:
     """``pending`` regrouped so that its LPs fit the budget left at the pace measured so
-    far: where two LPs a group (a side each) times the seconds an LP took exceed the time
+    far: where its sides (two a group) times the share of sides that took an LP so far
+    (the others met by earlier completions) times the seconds an LP took exceed the time
     left over :data:`_PACE_SLACK`, the cells left are split into as many groups as fit
     (Smith et al. 2012 §V's groups, a cost the budget makes worth paying: the fallback at
     the deadline is every candidate). Left as it is otherwise."""
     left = lp.budget.remaining() if lp.budget is not None else np.inf
-    affordable = left / (lp.seconds / lp.solves) / _PACE_SLACK
+    per_side = lp.solves / (lp.solves + covered.reused)
+    affordable = left / (lp.seconds / lp.solves) / _PACE_SLACK / per_side  # sides
     if 2 * len(pending) <= affordable:
         return pending
     cells = np.concatenate(pending)
