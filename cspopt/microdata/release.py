@@ -12,7 +12,6 @@ request fails in seconds, not after the others have run.
 
 from __future__ import annotations
 
-import json
 import math
 import logging
 import os
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cspopt.errors import CspoptError, InputError, TableFormatError
+from cspopt.jsondoc import dumps
 from cspopt.methods import methods_for, shape_refusal
 from cspopt.microdata.protect import (
     ProtectedTable,
@@ -240,9 +240,9 @@ class Release:
 
     def write(self, directory) -> list[Path]:
         """Each table with a pattern to ``directory`` / its ``output`` (:meth:`ReleasedTable.
-        columns`), and ``summary.json`` (:meth:`to_dict`). Each file is written whole under a
-        temporary name and then renamed, so no half-written file is ever left. Returns the
-        paths written."""
+        columns`), and ``summary.json`` (:meth:`to_dict`, as :mod:`cspopt.jsondoc` writes
+        it). Each file is written whole under a temporary name and then renamed, so no
+        half-written file is ever left. Returns the paths written."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         written, computed = [], {}
@@ -257,14 +257,9 @@ class Release:
                 t.columns(computed[group]), tmp, values=t.protected.table.values))
             written.append(path)
         path = directory / "summary.json"
-        _replace(path, lambda tmp: Path(tmp).write_text(
-            json.dumps(self.to_dict(), indent=1, default=_plain) + "\n", encoding="utf-8"))
+        _replace(path, lambda tmp: Path(tmp).write_text(dumps(self.to_dict()) + "\n",
+                                                         encoding="utf-8"))
         return [*written, path]
-
-
-def _plain(value):
-    """JSON for numpy scalars."""
-    return value.item() if isinstance(value, np.generic) else str(value)
 
 
 def _replace(path: Path, write) -> None:
