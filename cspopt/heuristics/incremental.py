@@ -175,7 +175,7 @@ class _Covered:
     ``d_p`` and, where ``-d`` is within the bounds too, lowers it as far. Any side it meets
     (``d_p >= max(upl_p, spl_p - lpl_p)`` up, ``d_p <= -lpl_p`` down) is met for good, so the
     LP that side would cost is saved (Smith et al. 2012 solve one LP per side regardless).
-    Checking is ``O(|protected|)`` per LP.
+    Recording a completion is ``O(|free|)``, far below its LP.
     """
 
     def __init__(self, inst: IntervalInstance):
