@@ -190,13 +190,17 @@ class _Covered:
         self.swap = np.r_[np.arange(nf, 2 * nf), np.arange(nf)]  # -d: x+ and x- swapped
         self.up = np.zeros(cells.size, dtype=bool)
         self.down = np.zeros(cells.size, dtype=bool)
-        self.reused = 0
+        self._asked = {True: np.zeros(cells.size, dtype=bool),
+                       False: np.zeros(cells.size, dtype=bool)}
+        self.reused = 0  # sides met when first asked for: the LPs saved
 
     def met(self, group: np.ndarray, up: bool) -> np.ndarray:
-        """Which members of ``group`` (indices into ``inst.protected``) have the side met;
-        counted as saved LPs."""
+        """Which members of ``group`` (indices into ``inst.protected``) have the side met
+        (a side met when first asked for counts once in ``reused``)."""
         done = (self.up if up else self.down)[group]
-        self.reused += int(done.sum())
+        asked = self._asked[up]
+        self.reused += int((done & ~asked[group]).sum())
+        asked[group] = True
         return done
 
     def record(self, x: np.ndarray) -> None:
