@@ -24,6 +24,7 @@ from cspopt.table.network import bipartite_graph
 
 __all__ = ["hypercube_heuristic"]
 
+
 def hypercube_heuristic(inst: IntervalInstance, *, budget: Budget | None = None
                         ) -> PathsOutcome:
     """The hypercube method (2-D form) on ``inst``.

@@ -37,6 +37,7 @@ __all__ = ["hypercube_grid", "grid_totals"]
 
 log = logging.getLogger(__name__)
 
+
 def grid_totals(table) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The shape of ``table`` (cells in row-major order) and each dimension's total code,
     from its relations (:func:`cspopt.table.recovered.product_structure`); an

@@ -70,8 +70,6 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     return checked
 
 
-
-
 def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None):
     """The final interval audit of the 0/1 point ``y`` over ``inst.candidates``, with repair.
 
