@@ -219,6 +219,8 @@ def test_cli_batch_writes_one_file_per_table_and_a_summary(survey, released, tmp
      "does not solve interval"),
     (('region = "region.hrc"', 'region = "missing.hrc"'), 5, "is not a file"),
     (('data = "survey.csv"', 'data = "nothing.csv"'), 1, "does not exist"),
+    (('output = "out"', 'output = "out"\nworkers = 2\nscheduler = "tcp://127.0.0.1:9"'), 4,
+     "not both"),
     (('[[table]]\nname = "region_size"', '[[table]\nname = "region_size"'), 16,
      "not a TOML manifest"),
 ])

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cspopt.errors import InputError, TableFormatError
 from cspopt.microdata.release import Release, TableRequest, protect_many, table_request
+from cspopt.parallel import Workers
 
 __all__ = ["Manifest", "read_manifest", "MANIFEST_KEYS"]
 
@@ -40,6 +41,7 @@ MANIFEST_KEYS = ("data", "encoding", "output", "workers", "scheduler", "hierarch
                  "defaults", "table")
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.-]+)\s*\]\]?")
 _KEY = re.compile(r"\s*([A-Za-z0-9_-]+|\"[^\"]*\")\s*=")
+_KINDS = {str: "string", dict: "table ([section] or {...})", list: "list of [[table]]"}
 
 
 @dataclass(frozen=True)
@@ -103,13 +105,13 @@ def read_manifest(path) -> Manifest:
                       ("hierarchies", dict), ("defaults", dict), ("table", list)):
         if key in doc and not isinstance(doc[key], kind):
             raise fail("", key, f"{key} must be a {_KINDS[kind]}, not {doc[key]!r}")
-    workers = doc.get("workers")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):
-        raise fail("", "workers", f"workers must be a positive integer, not {workers!r}")
-    if workers is not None and "scheduler" in doc:
-        raise fail("", "scheduler", "give workers (a local cluster) or scheduler (a running "
-                                    "cluster), not both")
+    workers, scheduler = doc.get("workers"), doc.get("scheduler")
+    for key, spread in (("workers", dict(workers=workers)),  # Workers' own checks, located
+                        ("scheduler", dict(workers=workers, scheduler=scheduler))):
+        try:
+            Workers(**spread)  # no cluster starts before it is entered
+        except InputError as error:
+            raise fail("", key, str(error)) from None
     hierarchies = {}
     for dim, file in doc.get("hierarchies", {}).items():
         if not isinstance(file, str) or not (here / file).is_file():
@@ -139,10 +141,8 @@ def read_manifest(path) -> Manifest:
     output = here / doc.get("output", f"{path.stem}-protected")
     return Manifest(path=path, data=data, encoding=doc.get("encoding", "utf-8"),
                     output=output, tables=tuple(requests), workers=workers,
-                    scheduler=doc.get("scheduler"))
+                    scheduler=scheduler)
 
-
-_KINDS = {str: "string", dict: "table ([section] or {...})", list: "list of [[table]]"}
 
 
 def _relative(files: dict, here: Path) -> dict:

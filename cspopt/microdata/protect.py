@@ -140,11 +140,9 @@ def write_report(columns: Mapping[str, Sequence], path, *, values: np.ndarray) -
     row per cell; a suppressed cell's ``published`` and a published cell's attacker
     interval are empty, and floats keep six decimals more than ``values`` (the cells')
     have."""
-    if output_format(path) == "parquet":
-        try:
-            import pandas as pd
-        except ImportError:  # output_format refused it already
-            raise MissingExtraError("Parquet needs pandas") from None
+    if output_format(path) == "parquet":  # which refuses it without pandas and pyarrow
+        import pandas as pd
+
         pd.DataFrame(dict(columns)).to_parquet(path, index=False)
         return
     with open(path, "w", newline="", encoding="utf-8") as handle:
