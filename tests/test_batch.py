@@ -80,6 +80,11 @@ def test_linked_tables_are_protected_jointly_and_audited(survey, released):
     assert by_name["region_activity"].linked_with == ("region_size",)
     assert by_name["activity_size"].linked_with == ()
     assert joint.result.audit.protected
+    optimum = cspopt.solve(joint.table, method="branch-and-cut")  # the joint table's own
+    assert optimum.proven_optimal
+    assert joint.result.lower_bound <= optimum.objective + 1e-6 <= joint.result.objective + 2e-6
+    alone = by_name["activity_size"].protected.result
+    assert alone.lower_bound <= alone.objective + 1e-6
     assert interval_verdict(joint.table, np.union1d(list(joint.result.suppressed),
                                                     joint.table.sensitive_cells)).protected
     for name in ("region_activity", "region_size"):  # each table's share, judged alone
