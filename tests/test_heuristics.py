@@ -460,3 +460,38 @@ def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeyp
         paced = incremental.incremental_attacker(inst, budget=Budget(3600.0))
     assert "groups" in caplog.text
     assert audit(table, paced, requirement="interval").protected
+
+
+def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeypatch):
+    """The repair's LP over a cell's neighbourhood (column generation's test, Dantzig &
+    Wolfe 1960): where it is kept, its cost is the whole LP's, and it is a completion of
+    the whole table (A x = 0), moving the cell by its target."""
+    from cspopt.heuristics import incremental
+    from cspopt.microdata.protect import sensitive_table
+    from cspopt.microdata.synthetic import hierarchical_survey
+
+    monkeypatch.setattr(incremental, "_NEAR_FROM", 500)
+    levels = {"region": (3, 3), "activity": (3, 3), "size": (6,)}
+    columns, hierarchies = hierarchical_survey(levels, records=3000, seed=1)
+    table = sensitive_table(columns, list(levels), response="turnover",
+                            rules="P(15,1)|FREQ(3,10)", hierarchies=hierarchies)[0]
+    inst = build_interval_instance(table)
+    rng = np.random.default_rng(4)
+    rel, nf = inst.relations, inst.free.size
+    lp = incremental._ResolvedLP(incremental.sp.hstack([rel, -rel]).tocsr())
+    suppressed = rng.random(nf) < 0.4
+    kept = 0
+    for k, cell in enumerate(inst.protected.tolist()):
+        p = int(np.searchsorted(inst.free, cell))
+        target = max(table.upper_protection[cell], table.sliding_protection[cell])
+        hi = np.concatenate([inst.up_room[np.array([k])].max(axis=0), inst.down_room])
+        lo = np.zeros(2 * nf)
+        hi[nf + p], lo[p], hi[p] = 0.0, target, target
+        cost = np.tile(np.where(suppressed, 0.0, inst.weights[inst.free]), 2)
+        near, whole = lp.solve_near(p, cost, lo, hi), lp.solve(cost, lo, hi)
+        if near is not None:
+            kept += 1
+            assert cost @ near == pytest.approx(cost @ whole, rel=1e-7, abs=1e-6)
+            assert np.abs(rel @ (near[:nf] - near[nf:])).max() <= 1e-6
+            assert near[p] == pytest.approx(target)
+    assert kept >= 10

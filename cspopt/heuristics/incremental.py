@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, Resolver, new_highs
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
+from cspopt.table.neighbourhood import closure
 
 __all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
 
@@ -34,6 +35,11 @@ _PACE_AFTER = 4
 #: the time an LP takes is multiplied by this in the pace: groups that fail cost their
 #: halves' LPs too
 _PACE_SLACK = 1.25
+#: from this many free cells up, a single cell's LP is first solved over its neighbourhood
+#: (:meth:`_ResolvedLP.solve_near`)
+_NEAR_FROM = 2_000
+#: a column prices out when its reduced cost is below ``-_PRICED (1 + |cost|)``
+_PRICED = 1e-7
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
@@ -63,7 +69,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     the pace is measured after each LP from the first few on, and the cells left are
     regrouped (once) when one at a time would not fit the time left (:func:`_paced`).
 
-    One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`).
+    One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`); on a large
+    table a single cell's LP is first solved over its neighbourhood and kept where pricing
+    proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`).
     """
     table = inst.table
     if not inst.protected.size:
@@ -96,8 +104,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             continue
         for k in group.tolist():  # one at a time (eqs 3-7)
             _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
-    log.info("incremental attacker: %d LPs; %d sides met by earlier LPs' completions",
-             lp.solves, covered.reused)
+    log.info("incremental attacker: %d LPs (%d of them over a neighbourhood); %d sides met "
+             "by earlier LPs' completions", lp.solves, lp.near_solves,
+             covered.reused)
     if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
         return inst.candidates.copy() if fallback else None
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
@@ -135,7 +144,10 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
         lo = np.zeros(2 * nf)
         hi[nf + p if up else p] = 0.0  # the cells move one way only
         lo[p if up else nf + p] = hi[p if up else nf + p] = targets[need]
-        x = lp.solve(np.tile(np.where(moved, 0.0, weights), 2), lo, hi)
+        cost = np.tile(np.where(moved, 0.0, weights), 2)
+        x = lp.solve_near(int(p[0]), cost, lo, hi) if p.size == 1 else None
+        if x is None:
+            x = lp.solve(cost, lo, hi)
         if x is not None:
             moved |= x[:nf] + x[nf:] > 1e-9
             found.append(x)
@@ -222,6 +234,10 @@ class _ResolvedLP:
 
     def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None):
         n, m = matrix.shape[1], matrix.shape[0]
+        self.matrix = matrix
+        self.incidence = (matrix[:, :n // 2].astype(bool).astype(np.float32)
+                          if n // 2 >= _NEAR_FROM else None)
+        self.near_solves = 0  # the neighbourhood LPs kept (each spared a whole LP), in solves
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
@@ -253,6 +269,48 @@ class _ResolvedLP:
         if status != OPTIMAL:
             return None
         return np.asarray(h.getSolution().col_value)
+
+    def solve_near(self, p: int, cost, lo, hi) -> np.ndarray | None:
+        """The LP over free cell ``p``'s neighbourhood alone, every other cell held still
+        (:func:`cspopt.table.neighbourhood.closure` on the relations), when it is optimal for
+        the whole LP: ``None`` (solve the whole LP) on a small table, where the
+        neighbourhood has no solution, or where a column outside it prices out.
+
+        Column generation's optimality test (Dantzig & Wolfe 1960): the columns left out sit
+        at their lower bound 0, so the restricted optimum is the whole LP's when every one
+        of them has a reduced cost ``c_j - (A^T pi)_j >= 0`` at the restricted LP's duals
+        ``pi``. A cell that an earlier pattern already protects has a completion of cost 0
+        through suppressed cells, mostly near it: on a 37,926-cell 3-D table its LP took
+        0.16 s over 5,418 cells' neighbourhood against 5 s over the whole table. (Adding the
+        priced-out columns and solving again, until none prices out, took minutes where the
+        completion must go far: not done.)
+        """
+        if self.incidence is None or self.out_of_time():
+            return None
+        near = closure(self.incidence, p)
+        if np.count_nonzero(near) > near.size // 2:  # hardly smaller than the whole LP
+            return None
+        started = time.perf_counter()
+        try:
+            columns = np.flatnonzero(np.r_[near, near])
+            m = self.matrix.shape[0]
+            h = new_highs(self.matrix[:, columns], cost[columns], lo[columns],
+                          np.where(np.isfinite(hi[columns]), hi[columns], INF), np.zeros(m),
+                          np.zeros(m), what="attacker LP")
+            if Resolver(h).run(self.budget) != OPTIMAL:
+                return None
+            reduced = cost - self.matrix.T @ np.asarray(h.getSolution().row_dual)
+            outside = np.ones(cost.size, dtype=bool)
+            outside[columns] = False
+            if np.any(outside & (hi > lo) & (reduced < -_PRICED * (1 + np.abs(cost)))):
+                return None
+            x = np.zeros(cost.size)
+            x[columns] = h.getSolution().col_value
+            self.solves += 1
+            self.near_solves += 1
+            return x
+        finally:  # the pace counts the attempts that did not pay too
+            self.seconds += time.perf_counter() - started
 
 
 #: cost of a cell the LP suppresses fully, relative to its weight: ties go to cheap cells,
