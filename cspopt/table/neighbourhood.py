@@ -5,10 +5,11 @@ finds completions of the whole table: its deviations, zero elsewhere, meet every
 an LP over ``N`` alone proves what it finds (that a cell moves far enough), in a fraction of
 the time of the LP over the whole table (on a 3-D table with 38,000 cells, milliseconds
 against seconds). It cannot prove that a cell does *not* move: that takes the whole LP.
-Used by the audit (:meth:`cspopt.audit.lp.AttackerLP.prove_locally`). (Restricting the
-repair's incremental attacker to a cell's neighbourhood in the whole table was measured: four
-times faster, but the completions it finds pass through dear cells the whole table's LP goes
-around, 75 M against 23 M on a 6,552-cell 3-D table: not done.)
+Used by the audit (:meth:`cspopt.audit.lp.AttackerLP.prove_locally`) and by the repair's
+incremental attacker, which keeps a neighbourhood's LP only where pricing proves it the whole
+table's optimum (:mod:`cspopt.heuristics.incremental`): taken as it is, its completions pass
+through dear cells the whole table's LP goes around (75 M against 23 M on a 6,552-cell 3-D
+table).
 
 ``N`` grows from the cell over the relations: every cell within two relations, then, for a
 few more layers, the cells with at least two relations reaching in (a cell with one is held
