@@ -465,7 +465,8 @@ def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeyp
 def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeypatch):
     """The repair's LP over a cell's neighbourhood (column generation's test, Dantzig &
     Wolfe 1960): where it is kept, its cost is the whole LP's, and it is a completion of
-    the whole table (A x = 0), moving the cell by its target."""
+    the whole table (A x = 0), moving the cell by its target; the attacker's pattern
+    passes the audit."""
     from cspopt.heuristics import incremental
     from cspopt.microdata.protect import sensitive_table
     from cspopt.microdata.synthetic import hierarchical_survey
@@ -495,3 +496,5 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
             assert np.abs(rel @ (near[:nf] - near[nf:])).max() <= 1e-6
             assert near[p] == pytest.approx(target)
     assert kept >= 10
+    pattern = incremental.incremental_attacker(inst)  # its local LPs kept where they prove
+    assert audit(table, pattern, requirement="interval").protected

@@ -294,18 +294,18 @@ class _ResolvedLP:
         try:
             columns = np.flatnonzero(np.r_[near, near])
             m = self.matrix.shape[0]
-            h = new_highs(self.matrix[:, columns], cost[columns], lo[columns],
-                          np.where(np.isfinite(hi[columns]), hi[columns], INF), np.zeros(m),
-                          np.zeros(m), what="attacker LP")
+            h = new_highs(self.matrix[:, columns], cost[columns], lo[columns], hi[columns],
+                          np.zeros(m), np.zeros(m), what="attacker LP")
             if Resolver(h).run(self.budget) != OPTIMAL:
                 return None
-            reduced = cost - self.matrix.T @ np.asarray(h.getSolution().row_dual)
+            solution = h.getSolution()
+            reduced = cost - self.matrix.T @ np.asarray(solution.row_dual)
             outside = np.ones(cost.size, dtype=bool)
             outside[columns] = False
             if np.any(outside & (hi > lo) & (reduced < -_PRICED * (1 + np.abs(cost)))):
                 return None
             x = np.zeros(cost.size)
-            x[columns] = h.getSolution().col_value
+            x[columns] = solution.col_value
             self.solves += 1
             self.near_solves += 1
             return x

@@ -144,7 +144,6 @@ def read_manifest(path) -> Manifest:
                     scheduler=scheduler)
 
 
-
 def _relative(files: dict, here: Path) -> dict:
     """A table's own hierarchies (an inline table of .hrc files), relative to the
     manifest."""
