@@ -104,10 +104,18 @@ class Workers:
             return 1
         return max(1, len(self._client.nthreads()))
 
+    def share(self, value):
+        """``value`` as an argument for the tasks of :meth:`map`: sent to every worker once
+        (Dask's ``scatter``) rather than with each task; ``value`` itself where the tasks
+        run here."""
+        if self._client is None:
+            return value
+        return self._client.scatter(value, broadcast=True, hash=False)
+
     def map(self, task: Callable, items: Iterable[Sequence]) -> list:
         """``[task(*item) for item in items]``, the items spread over the workers."""
         items = list(items)
-        if self._client is None or len(items) < 2:
+        if self._client is None:
             return [task(*item) for item in items]
         futures = [self._client.submit(task, *item, pure=False, retries=1) for item in items]
         try:

@@ -244,6 +244,36 @@ def test_small_lps_first_decide_as_the_whole_pattern_and_never_prove_exposure(mo
     assert proven >= 0.8 * total > 0
 
 
+def test_completions_given_are_checked_and_decide_as_the_audits_own_lps(monkeypatch):
+    """Completions handed to the verdict (a repair's proofs) are checked before use: those
+    the small LPs found on a sub-pattern are accepted on the whole pattern and spare LPs
+    with the same verdict; forged ones (a relation broken, a bound passed, a published cell
+    moved, malformed) are ignored, so an exposing pattern stays exposed."""
+    from cspopt.audit import lp, unproven_cells
+    monkeypatch.setattr(lp, "LOCAL_AUDIT_FROM", 0)
+    rng = np.random.default_rng(8)
+    spared = 0
+    for table, pattern in _interval_cases(rng):
+        found = []
+        unproven_cells(table, pattern, completions=found)
+        more = np.union1d(pattern, np.flatnonzero(~table.sensitive)[:3])
+        plain = interval_verdict(table, more)
+        reused = interval_verdict(table, more, completions=found)
+        assert reused.exposed == plain.exposed
+        spared += plain.num_solves - reused.num_solves
+        for cell in plain.exposed:  # forgeries that would prove an exposed cell
+            a, lpl = float(table.values[cell]), float(table.lower_protection[cell])
+            upl = float(table.upper_protection[cell]) + float(table.sliding_protection[cell])
+            published = np.setdiff1d(np.flatnonzero(~table.pattern(more)), [cell])
+            forged = [([cell], [upl + 1.0]), ([cell], [-lpl - 1.0]),  # relations broken
+                      ([cell], [table.apriori_upper[cell] - a + upl + 1e6]),
+                      ([cell, -1], [1.0, 1.0]), ([cell], [1.0, 2.0]), ([cell], [np.nan])]
+            if published.size:
+                forged.append(([cell, int(published[0])], [upl + 1.0, -upl - 1.0]))
+            assert cell in interval_verdict(table, more, completions=forged).exposed
+    assert spared > 0
+
+
 def test_audit_options_and_output():
     t = read_jj(INSTANCES / "ex1.jj")
     with pytest.raises(PatternError):

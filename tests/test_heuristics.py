@@ -498,3 +498,30 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
     assert kept >= 10
     pattern = incremental.incremental_attacker(inst)  # its local LPs kept where they prove
     assert audit(table, pattern, requirement="interval").protected
+
+
+def test_the_attackers_batches_give_one_pattern_on_one_or_two_workers():
+    """A run over workers (Smith et al. 2012's LPs in batches, each against the pattern its
+    batch started from) gives the same audited pattern here and on a two-worker Dask
+    cluster, from an empty start and from a partial pattern."""
+    from cspopt.heuristics import incremental
+    from cspopt.microdata.protect import sensitive_table
+    from cspopt.microdata.synthetic import hierarchical_survey
+    from cspopt.parallel import Workers
+
+    levels = {"region": (2, 3), "activity": (3, 2), "size": (4,)}
+    columns, hierarchies = hierarchical_survey(levels, records=2000, seed=3)
+    table = sensitive_table(columns, list(levels), response="turnover",
+                            rules="P(15,1)|FREQ(3,10)", hierarchies=hierarchies)[0]
+    inst = build_interval_instance(table)
+    start = inst.candidates[np.random.default_rng(2).random(inst.candidates.size) < 0.2]
+    runs = {}
+    for workers in (1, 2):
+        with Workers(workers=workers) as pool:
+            runs[workers] = [incremental.incremental_attacker(inst, suppressed=given,
+                                                              pool=pool)
+                             for given in ((), start)]
+    assert [r.tolist() for r in runs[1]] == [r.tolist() for r in runs[2]]
+    for given, pattern in zip(((), start), runs[1]):
+        assert np.isin(given, pattern).all()
+        assert audit(table, pattern, requirement="interval").protected

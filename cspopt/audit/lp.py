@@ -75,6 +75,7 @@ def audit(
     tolerance: float = 1e-6,
     ranges: str = "exact",
     small_lps: bool = True,
+    completions: Iterable = (),
 ) -> AuditResult:
     """Audit a suppression pattern by solving the attacker's LPs.
 
@@ -102,6 +103,14 @@ def audit(
         With ``ranges="verdict"`` on a pattern of :data:`LOCAL_AUDIT_FROM` cells or more,
         prove sides on small LPs first (:meth:`AttackerLP.prove_locally`); the verdict is
         the same.
+    completions : iterable of (cells, deviations)
+        With ``ranges="verdict"``: attacker completions found elsewhere (a repair's LPs,
+        an earlier audit of a sub-pattern), each as cell ids and their deviations from the
+        table's values. Each is checked here, and its negation too (:meth:`AttackerLP.accept`:
+        its cells suppressed, within the a-priori bounds, every relation met to the
+        tolerance); one that passes proves the sides it moves past their levels, as the
+        audit's own completions do, so those cells need no LP; one that fails is ignored.
+        The verdict is the same.
 
     Returns
     -------
@@ -134,6 +143,7 @@ def audit(
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = AttackerLP(table, mask)
     if ranges == "verdict":
+        attacker.accept(completions, tolerance)
         if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
             attacker.prove_locally(targets[table.sensitive[targets]], tolerance)
         attacker.prove_together(targets[table.sensitive[targets]], tolerance)
@@ -153,25 +163,31 @@ def audit(
 
 
 def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = (), *,
-                     small_lps: bool = True) -> AuditResult:
+                     small_lps: bool = True, completions: Iterable = ()) -> AuditResult:
     """Is every sensitive cell interval-protected by ``suppressed``? :func:`audit` with
     ``requirement="interval"``, ``cells="sensitive"`` and ``ranges="verdict"``: the check
     every interval pattern a solver of cspopt returns or starts from passes.
     ``small_lps=False`` skips the small LPs of a large pattern (where the LPs over many
-    cells settle it at once: every cell suppressed)."""
+    cells settle it at once: every cell suppressed). ``completions``: proofs found
+    elsewhere, checked before they are used (see :func:`audit`)."""
     return audit(table, suppressed, requirement="interval", cells="sensitive",
-                 ranges="verdict", small_lps=small_lps)
+                 ranges="verdict", small_lps=small_lps, completions=completions)
 
 
-def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = ()) -> np.ndarray:
+def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = (), *,
+                   completions: list | None = None) -> np.ndarray:
     """The sensitive cells of ``table`` that the attacker's small LPs
     (:meth:`AttackerLP.prove_locally`) do not prove interval-protected by ``suppressed``: a
     superset of the exposed ones, found without an LP over the whole pattern (which on a
     38,000-cell table takes seconds each). What a repair works on, where proving a cell
-    exposed costs more than protecting it."""
+    exposed costs more than protecting it. ``completions`` (a list) receives the
+    completions found, as ``(cells, deviations)``: they stay completions of any pattern
+    that contains this one, so an audit of the repaired pattern checks and reuses them
+    (:func:`audit`'s ``completions``)."""
     mask = table.pattern(suppressed)
     cells = np.flatnonzero(table.sensitive)
     attacker = AttackerLP(table, mask)
+    attacker.kept = completions
     attacker.prove_locally(cells, 1e-6)
     return cells[attacker.open_cells(cells, 1e-6)]
 
@@ -232,6 +248,7 @@ class AttackerLP:
         self._mip_solves = 0
         self._local_solves = 0  # the LPs of prove_locally
         self._together: list[_TogetherLP] = []  # the LPs of prove_together
+        self.kept: list | None = None  # where given, every completion found goes here too
 
     def restricted(self, where: np.ndarray) -> AttackerLP:
         """The attacker who may move only the columns ``where`` (sorted positions), the
@@ -239,6 +256,7 @@ class AttackerLP:
         deviations elsewhere, is one of this attacker's."""
         other = object.__new__(AttackerLP)
         other._build(self.table, self.columns[where], self.matrix[:, where])
+        other.kept = self.kept
         return other
 
     @property
@@ -287,7 +305,40 @@ class AttackerLP:
         """Widen the moves seen so far by completion ``x`` (deviations); returns ``x``."""
         np.maximum(self.reached_high, x, out=self.reached_high)
         np.minimum(self.reached_low, x, out=self.reached_low)
+        if self.kept is not None:
+            moved = np.flatnonzero(x)
+            self.kept.append((self.columns[moved], x[moved]))
         return x
+
+    def accept(self, completions: Iterable, tolerance: float) -> int:
+        """Record the completions given from elsewhere that this attacker checks to be
+        completions (each ``(cells, deviations)``, and its negation): every cell moved is
+        suppressed, each deviation lies within the cell's a-priori bounds and each relation
+        holds, up to ``tolerance`` plus ``1e-9`` times the largest ``|c a|`` of the
+        relation or the cell's value (the slack every comparison of the audit allows).
+        Returns how many were recorded; the others are ignored."""
+        values = np.abs(self.table.values[self.columns])
+        slack = tolerance_for(values, tolerance)
+        row_slack = tolerance_for(abs(self.matrix).multiply(values).max(axis=1).toarray()
+                                  .ravel(), tolerance)
+        accepted = 0
+        for cells, deviations in completions:
+            cells = np.asarray(cells, dtype=np.int64).ravel()
+            deviations = np.asarray(deviations, dtype=float).ravel()
+            if (cells.size != deviations.size or np.any(cells < 0)
+                    or np.any(cells >= self.position.size)):
+                continue
+            where = self.position[cells]
+            if (np.any(where < 0) or not np.all(np.isfinite(deviations))
+                    or np.any(np.abs(self.matrix[:, where] @ deviations) > row_slack)):
+                continue
+            lower, upper, room = self.lower[where], self.upper[where], slack[where]
+            for d in (deviations, -deviations):  # outside ``where`` both are 0
+                if np.all(d >= lower - room) and np.all(d <= upper + room):
+                    self.reached_high[where] = np.maximum(self.reached_high[where], d)
+                    self.reached_low[where] = np.minimum(self.reached_low[where], d)
+                    accepted += 1
+        return accepted
 
     def _integer_step_exists(self, col: int, upward: bool) -> bool:
         """Is there an integer completion with ``d_col >= 1`` (``upward``) or ``<= -1``?"""

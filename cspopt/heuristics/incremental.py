@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +20,7 @@ import scipy.sparse as sp
 from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, Resolver, new_highs
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
+from cspopt.parallel import Workers
 from cspopt.table.neighbourhood import closure
 
 __all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
@@ -40,11 +42,15 @@ _PACE_SLACK = 1.25
 _NEAR_FROM = 2_000
 #: a column prices out when its reduced cost is below ``-_PRICED (1 + |cost|)``
 _PRICED = 1e-7
+#: groups protected side by side in a run over workers (:func:`_protect_batches`): a fixed
+#: number, so that the pattern does not depend on how many workers there are
+_BATCH = 8
 
 
 def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
                          budget: Budget | None = None, costs: np.ndarray | None = None,
-                         order=None, fallback: bool = True) -> np.ndarray | None:
+                         order=None, fallback: bool = True, pool: Workers | None = None,
+                         completions: list | None = None) -> np.ndarray | None:
     """Smith et al. (2012) eqs (3)-(7): protect the cells one at a time with attacker LPs.
 
     For each protected cell and side, solve
@@ -72,6 +78,14 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`); on a large
     table a single cell's LP is first solved over its neighbourhood and kept where pricing
     proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`).
+
+    With a ``pool`` (:class:`~cspopt.parallel.Workers`, even of one worker) the groups go
+    in batches of :data:`_BATCH`, each protected against the pattern its batch started
+    from, on the pool's workers side by side (:func:`_protect_batches`), every LP solved
+    cold: the batches do not depend on the number of workers, so neither does the pattern.
+    ``completions`` (a list) receives every completion the pattern was built on, as ``(cells,
+    deviations)``: the proofs that an audit checks and reuses
+    (:func:`cspopt.audit.interval_verdict`'s ``completions``).
     """
     table = inst.table
     if not inst.protected.size:
@@ -81,8 +95,8 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     suppressed = table.sensitive[inst.free] | np.isin(inst.free, np.asarray(suppressed,
                                                                              dtype=np.int64))
     weights = inst.weights[inst.free] if costs is None else np.asarray(costs, float)
-    lp = _ResolvedLP(matrix, budget)
-    covered = _Covered(inst)
+    lp = _ResolvedLP(matrix, budget) if pool is None else _Batched(matrix, budget, pool)
+    covered = _Covered(inst, completions)
     pending = [np.atleast_1d(np.asarray(group, dtype=np.int64)) for group in
                (range(inst.protected.size) if order is None else order)]
     total = sum(group.size for group in pending)
@@ -95,6 +109,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             log.info("incremental attacker: deadline with %d of %d cells left",
                      sum(group.size for group in pending), total)
             return inst.candidates.copy() if fallback else None
+        if isinstance(lp, _Batched):
+            _protect_batches(inst, lp, pending, weights, suppressed, covered)
+            continue
         group = pending.pop(0)
         if group.size > 1 and _protect_together(inst, lp, group, weights, suppressed,
                                                 covered):
@@ -104,9 +121,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             continue
         for k in group.tolist():  # one at a time (eqs 3-7)
             _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
-    log.info("incremental attacker: %d LPs (%d of them over a neighbourhood); %d sides met "
-             "by earlier LPs' completions", lp.solves, lp.near_solves,
-             covered.reused)
+    log.info("incremental attacker: %d LPs (%d of them over a neighbourhood, %d not needed "
+             "after all); %d sides met by earlier LPs' completions", lp.solves,
+             lp.near_solves, lp.spared, covered.reused)
     if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
         return inst.candidates.copy() if fallback else None
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
@@ -129,12 +146,25 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
     infeasible). A side that an earlier LP's completion already meets (``covered``) needs
     no LP: that completion moves only cells suppressed since.
     """
+    found = _solve_sides(lp, _plan(inst, group, covered), weights, suppressed,
+                         together=group.size > 1)
+    if found is None:
+        return False
+    _merge(found, suppressed, covered)
+    return True
+
+
+def _plan(inst: IntervalInstance, group: np.ndarray, covered: _Covered) -> list[tuple]:
+    """The attacker LPs that protect ``group`` (indices into ``inst.protected``): for each
+    side some member still needs (``covered``), ``(up, members, p, lo, hi)``: the side, the
+    members it moves, their free-cell indices and the LP's column bounds (``y+`` then
+    ``y-``; the members move one way only, by their targets)."""
     table, nf = inst.table, inst.free.size
     cells = inst.protected[group]
     at = np.searchsorted(inst.free, cells)
     lpl, upl, spl = (table.lower_protection[cells], table.upper_protection[cells],
                      table.sliding_protection[cells])
-    moved, found = suppressed.copy(), []
+    sides = []
     for up, targets in ((True, np.maximum(upl, spl - lpl)), (False, lpl)):
         need = (targets > 0) & ~covered.met(group, up)
         if not need.any():
@@ -144,6 +174,18 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
         lo = np.zeros(2 * nf)
         hi[nf + p if up else p] = 0.0  # the cells move one way only
         lo[p if up else nf + p] = hi[p if up else nf + p] = targets[need]
+        sides.append((up, group[need], p, lo, hi))
+    return sides
+
+
+def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
+                 suppressed: np.ndarray, *, together: bool) -> list[np.ndarray] | None:
+    """The completions of :func:`_plan`'s ``sides``, in turn, each LP pricing at 0 the
+    cells suppressed and those the LPs before it moved; ``None`` where a side of a group
+    (``together``) has no solution, a single cell's such side skipped."""
+    moved, found = suppressed.copy(), []
+    nf = moved.size
+    for _, _, p, lo, hi in sides:
         cost = np.tile(np.where(moved, 0.0, weights), 2)
         x = lp.solve_near(int(p[0]), cost, lo, hi) if p.size == 1 else None
         if x is None:
@@ -151,12 +193,49 @@ def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray
         if x is not None:
             moved |= x[:nf] + x[nf:] > 1e-9
             found.append(x)
-        elif group.size > 1:
-            return False
-    suppressed |= moved
+        elif together:
+            return None
+    return found
+
+
+def _merge(found: list[np.ndarray], suppressed: np.ndarray, covered: _Covered) -> None:
+    """Every cell the completions ``found`` move joins ``suppressed`` (in place); the sides
+    they meet are recorded in ``covered``."""
+    nf = suppressed.size
     for x in found:
+        suppressed |= x[:nf] + x[nf:] > 1e-9
         covered.record(x)
-    return True
+
+
+def _protect_batches(inst: IntervalInstance, lp: _Batched, pending: list[np.ndarray],
+                     weights: np.ndarray, suppressed: np.ndarray, covered: _Covered) -> None:
+    """The next :data:`_BATCH` groups of ``pending`` that need an LP (those whose sides
+    earlier completions meet are done) protected side by side on the workers, each
+    against the pattern the batch started from, their completions merged in order.
+
+    A member whose sides the completions merged before it already meet is left out (its
+    cells are not needed), so a batch adds little over protecting its members in turn. A
+    group whose LP has no solution goes back to the front of ``pending`` as its halves,
+    or, from :data:`_SINGLY` cells down, one cell at a time, as in the sequential run."""
+    batch, plans = [], []
+    while pending and len(batch) < _BATCH:  # groups that need an LP: the others are done
+        group = pending.pop(0)
+        sides = _plan(inst, group, covered)
+        if sides:
+            batch.append(group)
+            plans.append(sides)
+    returned = []
+    for group, sides, found in zip(batch, plans, lp.run(plans, weights, suppressed,
+                                                        [g.size > 1 for g in batch])):
+        if found is None:
+            returned.extend(np.array_split(group, 2) if group.size > _SINGLY
+                            else [np.array([k]) for k in group.tolist()])
+        elif not all((covered.up if up else covered.down)[members].all()
+                     for up, members, *_ in sides):
+            _merge(found, suppressed, covered)
+        else:
+            lp.spared += len(found)
+    pending[:0] = returned
 
 
 def _paced(pending: list[np.ndarray], lp: _ResolvedLP, covered: _Covered
@@ -187,11 +266,13 @@ class _Covered:
     ``d_p`` and, where ``-d`` is within the bounds too, lowers it as far. Any side it meets
     (``d_p >= max(upl_p, spl_p - lpl_p)`` up, ``d_p <= -lpl_p`` down) is met for good, so the
     LP that side would cost is saved (Smith et al. 2012 solve one LP per side regardless).
-    Recording a completion is ``O(|free|)``, far below its LP.
+    Recording a completion is ``O(|free|)``, far below its LP; where ``kept`` is a list,
+    each is appended to it as ``(cells, deviations)``.
     """
 
-    def __init__(self, inst: IntervalInstance):
+    def __init__(self, inst: IntervalInstance, kept: list | None = None):
         table, cells = inst.table, inst.protected
+        self.free, self.kept = inst.free, kept
         self.at = np.searchsorted(inst.free, cells)
         lpl = table.lower_protection[cells]
         self.up_target = np.maximum(table.upper_protection[cells],
@@ -217,6 +298,10 @@ class _Covered:
 
     def record(self, x: np.ndarray) -> None:
         nf = self.room.size // 2
+        if self.kept is not None:
+            deviations = x[:nf] - x[nf:]
+            moved = np.flatnonzero(deviations)
+            self.kept.append((self.free[moved], deviations[moved]))
         move = x[:nf][self.at] - x[nf:][self.at]
         for d in (move, -move) if np.all(x[self.swap] <= self.room) else (move,):
             self.up |= d >= self.up_target * (1 + _MET) + _MET
@@ -230,9 +315,12 @@ class _ResolvedLP:
     presolve for as long as that is faster than the first
     (:class:`~cspopt.backends.highs.Resolver` with ``presolve_cold`` and
     ``warm_while_faster``): warm starts pay on 2-D tables, presolve on hierarchical ones.
+    ``cold=True``: every solve from scratch, so that its solution does not depend on the
+    solves before it (the batches of a run over workers).
     """
 
-    def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None):
+    def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None, *,
+                 cold: bool = False):
         n, m = matrix.shape[1], matrix.shape[0]
         self.matrix = matrix
         self.incidence = (matrix[:, :n // 2].astype(bool).astype(np.float32)
@@ -241,10 +329,12 @@ class _ResolvedLP:
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
+        self.resolver.warm = not cold  # cold: every solve from scratch, whatever came before
         self.columns = np.arange(n, dtype=np.int32)
         self.budget = budget
         self.stopped = False  # an LP was stopped by the budget's end
         self.solves, self.seconds = 0, 0.0  # LPs solved, and the seconds they took
+        self.spared = 0  # LPs whose completions turned out not to be needed
 
     def out_of_time(self) -> bool:
         """Has the budget expired (or stopped an LP)?"""
@@ -311,6 +401,69 @@ class _ResolvedLP:
             return x
         finally:  # the pace counts the attempts that did not pay too
             self.seconds += time.perf_counter() - started
+
+
+class _Batched:
+    """The attacker LPs of a run over workers: each batch's groups solved side by side by
+    :func:`_batch_task`, each worker with its own cold :class:`_ResolvedLP` of the matrix
+    (sent once: :meth:`~cspopt.parallel.Workers.share`). Counts like :class:`_ResolvedLP`
+    (``seconds`` are the batches' wall-clock time, so the pace sees the workers' speed)."""
+
+    def __init__(self, matrix: sp.csr_matrix, budget: Budget | None, pool: Workers):
+        self.pool, self.budget = pool, budget
+        self.matrix = pool.share(matrix)
+        self.key = uuid.uuid4().hex  # the workers' models of this run
+        self.here: _ResolvedLP | None = None  # the model of a run on one worker
+        self.solves = self.near_solves = self.spared = 0
+        self.seconds, self.stopped = 0.0, False
+
+    out_of_time = _ResolvedLP.out_of_time
+
+    def run(self, plans: list[list[tuple]], weights: np.ndarray, suppressed: np.ndarray,
+            together: list[bool]) -> list[list[np.ndarray] | None]:
+        """:func:`_solve_sides` of each plan, on the workers (here, in turn, with one)."""
+        started = time.perf_counter()
+        seconds = None if self.budget is None else self.budget.time_limit()
+        jobs = [(sides, weights, suppressed, group, seconds)
+                for sides, group in zip(plans, together)]
+        if self.pool.parallel:
+            done = self.pool.map(_batch_task, [(self.key, self.matrix, *job) for job in jobs])
+        else:
+            if self.here is None:
+                self.here = _ResolvedLP(self.matrix, cold=True)
+            done = [_counted_sides(self.here, *job) for job in jobs]
+        self.seconds += time.perf_counter() - started
+        for _, solves, near, stopped in done:
+            self.solves += solves
+            self.near_solves += near
+            self.stopped |= stopped
+        return [found for found, *_ in done]
+
+
+#: a worker's attacker model of a run over workers: {run key: its cold _ResolvedLP}, the
+#: last run's only
+_WORKER_MODEL: dict[str, _ResolvedLP] = {}
+
+
+def _batch_task(key: str, matrix: sp.csr_matrix, *job):
+    """One group's :func:`_counted_sides` on a worker (a task of
+    :class:`~cspopt.parallel.Workers`), by the worker's model of the run ``key`` (built on
+    its first task)."""
+    lp = _WORKER_MODEL.get(key)
+    if lp is None:
+        _WORKER_MODEL.clear()
+        lp = _WORKER_MODEL[key] = _ResolvedLP(matrix, cold=True)
+    return _counted_sides(lp, *job)
+
+
+def _counted_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
+                   suppressed: np.ndarray, together: bool, seconds: float | None):
+    """:func:`_solve_sides` within ``seconds``: ``(found, LPs, of them local, stopped by
+    the deadline)``."""
+    lp.budget, lp.stopped = (None if seconds is None else Budget(seconds)), False
+    solves, near = lp.solves, lp.near_solves
+    found = _solve_sides(lp, sides, weights, suppressed, together=together)
+    return found, lp.solves - solves, lp.near_solves - near, lp.stopped
 
 
 #: cost of a cell the LP suppresses fully, relative to its weight: ties go to cheap cells,

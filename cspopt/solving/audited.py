@@ -70,7 +70,8 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
     return checked
 
 
-def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None):
+def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None,
+                            pool=None):
     """The final interval audit of the 0/1 point ``y`` over ``inst.candidates``, with repair.
 
     Where the judge (:func:`cspopt.audit.interval_verdict`) rejects the pattern (a solver's
@@ -82,7 +83,11 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     paces itself); failing that, every candidate is suppressed. On a large pattern the cells
     repaired are those the audit's small LPs leave unproven
     (:func:`cspopt.audit.unproven_cells`): proving a cell exposed takes two LPs over the
-    whole pattern, which is what protecting it costs. Returns ``(y, audit, note)``:
+    whole pattern, which is what protecting it costs; the completions those LPs and the
+    attacker's found are handed to the final verdict, which checks them and solves LPs only
+    for what they leave unproven. ``pool``
+    (:class:`~cspopt.parallel.Workers`): the attacker's LPs in batches on its workers.
+    Returns ``(y, audit, note)``:
     the audited point (``None`` when even suppressing every candidate exposes a cell: the
     table has no pattern, and ``audit`` names the cells), its audit and what was repaired
     (``""`` if nothing). The time goes to ``timings["audit"]``.
@@ -93,10 +98,11 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     started = time.perf_counter()
     y = np.asarray(y, dtype=float)
     checked, note = None, ""
+    proofs = []  # completions found on the way: the final verdict checks and reuses them
     if np.count_nonzero(y) + table.sensitive.sum() >= LOCAL_AUDIT_FROM:
         # the cells without vectors need none (no level, or safe by the primaries alone)
-        suspects = np.intersect1d(unproven_cells(table, pattern_cells(inst, y)),
-                                  inst.protected)
+        suspects = np.intersect1d(unproven_cells(table, pattern_cells(inst, y),
+                                                 completions=proofs), inst.protected)
     else:
         checked = interval_verdict(table, pattern_cells(inst, y))
         suspects = np.asarray(checked.exposed, dtype=np.int64)
@@ -106,14 +112,15 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
         # more suppressions never expose a protected cell: the suspects are the work
         where = np.searchsorted(inst.protected, suspects)  # inst.protected is sorted
         completed = candidate_mask(table, inst.candidates, incremental_attacker(
-            inst, suppressed=pattern_cells(inst, y), budget=budget,
+            inst, suppressed=pattern_cells(inst, y), budget=budget, pool=pool,
+            completions=proofs,
             order=where if np.isin(suspects, inst.protected).all() else None)).astype(float)
         if np.any(completed > y) or checked is not None:  # added to, or found exposed
             note = ("completed by the incremental attacker for "
                     + ", ".join(table.describe(c) for c in suspects))
         y, checked = np.maximum(y, completed), None
     if checked is None:
-        checked = interval_verdict(table, pattern_cells(inst, y))
+        checked = interval_verdict(table, pattern_cells(inst, y), completions=proofs)
     if not checked.protected:
         y = np.ones(inst.candidates.size)
         checked = interval_verdict(table, pattern_cells(inst, y))

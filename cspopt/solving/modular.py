@@ -6,9 +6,10 @@ the interval branch-and-cut, :func:`~cspopt.solving.solve_branch_and_cut`) top-d
 cell suppressed so far held suppressed in the subtables after it. A subtable in which a later
 one suppressed new cells is solved again (backtracking) until no subtable changes or the
 rounds run out; subtables sharing no cell run side by side on Dask workers
-(:class:`~cspopt.parallel.Workers`). Held cells carry no protection level of their own
-(HiTaS's rule of passing the primaries' levels down was measured: the requirements cascade
-through the levels, for patterns several times dearer). A subtable's attacker knows its own
+(:class:`~cspopt.parallel.Workers`), as do the repair's attacker LPs below, in batches.
+Held cells carry no protection level of their own (HiTaS's rule of passing the primaries'
+levels down was measured: the requirements cascade through the levels, for patterns several
+times dearer). A subtable's attacker knows its own
 relations only, so the pattern is then audited on the whole table
 (:func:`cspopt.audit.interval_verdict`) and, where a cell is left short, completed by the
 incremental attacker (Smith et al. 2012; what
@@ -85,7 +86,8 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     LP bound (valid wherever it stops), and ``timings`` has the subtables' time
     (``subtables``) and their count in ``model_size``. ``workers`` (a local Dask cluster)
     or ``scheduler`` (a running one's address) spread each wave of subtables sharing no
-    cell over processes (:class:`~cspopt.parallel.Workers`). ``subtable_method``: each
+    cell over processes (:class:`~cspopt.parallel.Workers`), and the whole table's repair
+    LPs in batches (:func:`~cspopt.heuristics.incremental_attacker`). ``subtable_method``: each
     subtable by the branch-and-cut, or by the n-dimensional hypercube method
     (``"hypercube"``, :func:`~cspopt.heuristics.hypercube_grid.hypercube_grid`: tau-ARGUS'
     GHMITER, Repsilber 1994, which also runs subtable by subtable); ``clean=False`` skips
@@ -108,23 +110,27 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         return interval_result(inst, budget, method=name, termination="infeasible",
                                lower_bound=np.inf, message=no_pattern_message(table, hopeless))
     suppressed = table.sensitive.copy()
-    with budget.phase("subtables"), Workers(workers=workers, scheduler=scheduler) as pool:
-        solves = _protect_subtables(table, parts, suppressed, budget.opening(_SUBTABLES_SHARE),
-                                    weights=weights, must_publish=must_publish, rounds=rounds,
-                                    pool=pool, solver=_SUBTABLE_SOLVERS[subtable_method])
-    search = budget.opening(1 - AUDIT_SHARE)
-    # the whole table's audit, and the completion of what the subtables' attackers missed
-    y, checked, repaired = repair_interval_pattern(
-        inst, suppressed[inst.candidates].astype(float), budget.timings, budget=search)
-    oracle = CapacityOracle(inst)
-    with budget.phase("clean"):  # what the subtables' patterns made redundant
-        share = search.share(_CLEAN_SHARE)
-        if clean and inst.candidates.size and oracle.protects(y, share):
-            pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates],
-                                                kind="stable"), share)
-            if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
-                y, checked, more = repair_interval_pattern(inst, pruned, budget.timings)
-                repaired = "; ".join(filter(None, [repaired, more]))
+    with Workers(workers=workers, scheduler=scheduler) as pool:
+        with budget.phase("subtables"):
+            solves = _protect_subtables(table, parts, suppressed,
+                                        budget.opening(_SUBTABLES_SHARE), weights=weights,
+                                        must_publish=must_publish, rounds=rounds, pool=pool,
+                                        solver=_SUBTABLE_SOLVERS[subtable_method])
+        search = budget.opening(1 - AUDIT_SHARE)
+        # the whole table's audit, and the completion of what the subtables' attackers missed
+        y, checked, repaired = repair_interval_pattern(
+            inst, suppressed[inst.candidates].astype(float), budget.timings, budget=search,
+            pool=pool)
+        oracle = CapacityOracle(inst)
+        with budget.phase("clean"):  # what the subtables' patterns made redundant
+            share = search.share(_CLEAN_SHARE)
+            if clean and inst.candidates.size and oracle.protects(y, share):
+                pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates],
+                                                    kind="stable"), share)
+                if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
+                    y, checked, more = repair_interval_pattern(inst, pruned, budget.timings,
+                                                               pool=pool)
+                    repaired = "; ".join(filter(None, [repaired, more]))
     with budget.phase("bound"):  # to the call's limit (the pattern is audited already);
         # none past it (its first cuts alone take a minute on a 38,000-cell table)
         bound = (0.0 if budget.expired() or not inst.candidates.size
