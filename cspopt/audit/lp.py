@@ -175,7 +175,7 @@ def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = (), *,
 
 
 def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = (), *,
-                   completions: list | None = None) -> np.ndarray:
+                   completions: list | None = None, small_lps: bool = True) -> np.ndarray:
     """The sensitive cells of ``table`` that the attacker's small LPs
     (:meth:`AttackerLP.prove_locally`) do not prove interval-protected by ``suppressed``: a
     superset of the exposed ones, found without an LP over the whole pattern (which on a
@@ -183,12 +183,18 @@ def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = (), *,
     exposed costs more than protecting it. ``completions`` (a list) receives the
     completions found, as ``(cells, deviations)``: they stay completions of any pattern
     that contains this one, so an audit of the repaired pattern checks and reuses them
-    (:func:`audit`'s ``completions``)."""
+    (:func:`audit`'s ``completions``). ``small_lps=False``: proven by the LPs over many
+    cells at once instead (:meth:`AttackerLP.prove_together`), a few LPs over the whole
+    pattern where the small ones would each fail (a pattern of primaries alone that
+    protects none of them)."""
     mask = table.pattern(suppressed)
     cells = np.flatnonzero(table.sensitive)
     attacker = AttackerLP(table, mask)
     attacker.kept = completions
-    attacker.prove_locally(cells, 1e-6)
+    if small_lps:
+        attacker.prove_locally(cells, 1e-6)
+    else:
+        attacker.prove_together(cells, 1e-6)
     return cells[attacker.open_cells(cells, 1e-6)]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cspopt.audit import interval_verdict
+from cspopt.audit import LOCAL_AUDIT_FROM, interval_verdict, unproven_cells
 from cspopt.errors import InputError
 from cspopt.models.interval.instance import IntervalInstance, UpRoom
 from cspopt.models.interval.linked import deviation_classes
@@ -81,6 +81,17 @@ def _snap(room: np.ndarray, slack: np.ndarray) -> np.ndarray:
 def _exposed_by_primaries(inst: IntervalInstance) -> np.ndarray:
     """Which sensitive cells the others leave exposed (Fischetti–Salazar preprocessing): the
     interval audit of the primary pattern, deciding each side with as few attacker LPs as
-    the completions found allow (:func:`~cspopt.audit.interval_verdict`)."""
-    exposed = interval_verdict(inst.table).exposed
-    return np.isin(inst.protected, np.array(exposed, dtype=np.int64))
+    the completions found allow (:func:`~cspopt.audit.interval_verdict`). From
+    :data:`~cspopt.audit.LOCAL_AUDIT_FROM` sensitive cells up, those its LPs over many
+    cells at once leave unproven (:func:`~cspopt.audit.unproven_cells`): a superset, found
+    without the two LPs that proving each exposed cell takes (4,654 primaries of a
+    3-D microdata table, none protected by the others: 0.2 s against 46 s), and a safe
+    cell kept only costs the model its rows."""
+    table = inst.table
+    if table.sensitive.sum() >= LOCAL_AUDIT_FROM:
+        still = unproven_cells(table, small_lps=False)
+        still = still[(table.lower_protection[still] > 0) | (table.upper_protection[still] > 0)
+                      | (table.sliding_protection[still] > 0)]  # no level: nothing to prove
+    else:
+        still = interval_verdict(table).exposed
+    return np.isin(inst.protected, np.array(still, dtype=np.int64))
