@@ -267,7 +267,8 @@ def test_completions_given_are_checked_and_decide_as_the_audits_own_lps(monkeypa
             published = np.setdiff1d(np.flatnonzero(~table.pattern(more)), [cell])
             forged = [([cell], [upl + 1.0]), ([cell], [-lpl - 1.0]),  # relations broken
                       ([cell], [table.apriori_upper[cell] - a + upl + 1e6]),
-                      ([cell, -1], [1.0, 1.0]), ([cell], [1.0, 2.0]), ([cell], [np.nan])]
+                      ([cell, -1], [1.0, 1.0]), ([cell], [1.0, 2.0]), ([cell], [np.nan]),
+                      ([cell, cell], [upl + 1.0, -upl - 1.0])]  # cancels itself out
             if published.size:
                 forged.append(([cell, int(published[0])], [upl + 1.0, -upl - 1.0]))
             assert cell in interval_verdict(table, more, completions=forged).exposed

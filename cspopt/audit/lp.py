@@ -323,6 +323,9 @@ class AttackerLP:
         holds, up to ``tolerance`` plus ``1e-9`` times the largest ``|c a|`` of the
         relation or the cell's value (the slack every comparison of the audit allows).
         Returns how many were recorded; the others are ignored."""
+        completions = list(completions)
+        if not completions:
+            return 0
         values = np.abs(self.table.values[self.columns])
         slack = tolerance_for(values, tolerance)
         row_slack = tolerance_for(abs(self.matrix).multiply(values).max(axis=1).toarray()
@@ -332,7 +335,8 @@ class AttackerLP:
             cells = np.asarray(cells, dtype=np.int64).ravel()
             deviations = np.asarray(deviations, dtype=float).ravel()
             if (cells.size != deviations.size or np.any(cells < 0)
-                    or np.any(cells >= self.position.size)):
+                    or np.any(cells >= self.position.size)
+                    or np.unique(cells).size != cells.size):  # a cell given twice
                 continue
             where = self.position[cells]
             if (np.any(where < 0) or not np.all(np.isfinite(deviations))
