@@ -191,11 +191,12 @@ OPTIONS: dict[str, Option] = {
                       domain=Flag()),
     "workers": Option(None, _INTERVAL, taking("workers"), _MODULAR_USERS,
                       "Dask workers: a local cluster of this many processes solves the "
-                      "subtables that share no cell side by side (default: 1, here)",
+                      "subtables that share no cell side by side, and the whole table's "
+                      "repair LPs in batches (default: 1, here; the same pattern)",
                       domain=Integer(1)),
     "scheduler": Option(None, _INTERVAL, taking("scheduler"), _MODULAR_USERS,
                         "address of a running Dask scheduler (tcp://HOST:PORT) to spread the "
-                        "subtables over", cli_flag="--scheduler"),
+                        "subtables and the repair's LPs over", cli_flag="--scheduler"),
     "seed": Option(0, _INTERVAL, taking("seed"),
                    "the randomised heuristics (method='gensup', 'ga' or 'ls')",
                    "seed of its random choices: a seed gives one pattern", domain=Integer(0)),
