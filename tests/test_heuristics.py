@@ -465,8 +465,9 @@ def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeyp
 def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeypatch):
     """The repair's LP over a cell's neighbourhood (column generation's test, Dantzig &
     Wolfe 1960): where it is kept, its cost is the whole LP's, and it is a completion of
-    the whole table (A x = 0), moving the cell by its target; the attacker's pattern
-    passes the audit."""
+    the whole table (A x = 0), moving the cell by its target; so is the LP over the
+    suppressed cells alone, where it has a solution (cost 0, as the whole LP's); the
+    attacker's pattern passes the audit."""
     from cspopt.heuristics import incremental
     from cspopt.microdata.protect import sensitive_table
     from cspopt.microdata.synthetic import hierarchical_survey
@@ -481,7 +482,7 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
     rel, nf = inst.relations, inst.free.size
     lp = incremental._ResolvedLP(incremental.sp.hstack([rel, -rel]).tocsr())
     suppressed = rng.random(nf) < 0.4
-    kept = 0
+    kept = on_pattern = 0
     for k, cell in enumerate(inst.protected.tolist()):
         p = int(np.searchsorted(inst.free, cell))
         target = max(table.upper_protection[cell], table.sliding_protection[cell])
@@ -490,12 +491,18 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
         hi[nf + p], lo[p], hi[p] = 0.0, target, target
         cost = np.tile(np.where(suppressed, 0.0, inst.weights[inst.free]), 2)
         near, whole = lp.solve_near(p, cost, lo, hi), lp.solve(cost, lo, hi)
+        free = lp.solve_on_pattern(cost, lo, hi)  # the suppressed cells alone
+        if free is not None:
+            on_pattern += 1
+            assert cost @ free == 0 and cost @ whole == pytest.approx(0, abs=1e-6)
+            assert np.abs(rel @ (free[:nf] - free[nf:])).max() <= 1e-6
+            assert free[p] == pytest.approx(target)
         if near is not None:
             kept += 1
             assert cost @ near == pytest.approx(cost @ whole, rel=1e-7, abs=1e-6)
             assert np.abs(rel @ (near[:nf] - near[nf:])).max() <= 1e-6
             assert near[p] == pytest.approx(target)
-    assert kept >= 10
+    assert kept >= 10 and on_pattern >= 1
     pattern = incremental.incremental_attacker(inst)  # its local LPs kept where they prove
     assert audit(table, pattern, requirement="interval").protected
 

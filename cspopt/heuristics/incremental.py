@@ -77,7 +77,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`); on a large
     table a single cell's LP is first solved over its neighbourhood and kept where pricing
-    proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`).
+    proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`), then over the
+    cells suppressed alone, kept where it has a solution (cost 0:
+    :meth:`_ResolvedLP.solve_on_pattern`).
 
     With a ``pool`` (:class:`~cspopt.parallel.Workers`, even of one worker) the groups go
     in batches of :data:`_BATCH`, each protected against the pattern its batch started
@@ -121,8 +123,8 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
             continue
         for k in group.tolist():  # one at a time (eqs 3-7)
             _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
-    log.info("incremental attacker: %d LPs (%d of them over a neighbourhood, %d not needed "
-             "after all); %d sides met by earlier LPs' completions", lp.solves,
+    log.info("incremental attacker: %d LPs (%d of them over a neighbourhood or the pattern, "
+             "%d not needed after all); %d sides met by earlier LPs' completions", lp.solves,
              lp.near_solves, lp.spared, covered.reused)
     if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
         return inst.candidates.copy() if fallback else None
@@ -187,7 +189,11 @@ def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
     nf = moved.size
     for _, _, p, lo, hi in sides:
         cost = np.tile(np.where(moved, 0.0, weights), 2)
-        x = lp.solve_near(int(p[0]), cost, lo, hi) if p.size == 1 else None
+        x = None
+        if p.size == 1:
+            x = lp.solve_near(int(p[0]), cost, lo, hi)
+            if x is None:
+                x = lp.solve_on_pattern(cost, lo, hi)
         if x is None:
             x = lp.solve(cost, lo, hi)
         if x is not None:
@@ -325,7 +331,7 @@ class _ResolvedLP:
         self.matrix = matrix
         self.incidence = (matrix[:, :n // 2].astype(bool).astype(np.float32)
                           if n // 2 >= _NEAR_FROM else None)
-        self.near_solves = 0  # the neighbourhood LPs kept (each spared a whole LP), in solves
+        self.near_solves = 0  # the neighbourhood and pattern LPs kept (each spared a whole LP)
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
@@ -359,6 +365,31 @@ class _ResolvedLP:
         if status != OPTIMAL:
             return None
         return np.asarray(h.getSolution().col_value)
+
+    def solve_on_pattern(self, cost, lo, hi) -> np.ndarray | None:
+        """The LP over the columns of cost 0 alone (the cells suppressed), when it has a
+        solution: a completion through them costs nothing, so it is optimal for the whole
+        LP, no pricing needed. ``None`` (solve the whole LP) on a small table or where the
+        pattern alone cannot meet the side. On a 37,926-cell 3-D table a side the pattern
+        meets took 5-8 s this way against 20-31 s over the whole table, and a side it cannot
+        meet 0.1-2.2 s (presolve finds it infeasible)."""
+        if self.incidence is None or self.out_of_time() or np.any(lo[cost != 0] > 0):
+            return None
+        started = time.perf_counter()
+        try:
+            columns = np.flatnonzero(cost == 0)
+            m = self.matrix.shape[0]
+            h = new_highs(self.matrix[:, columns], np.zeros(columns.size), lo[columns],
+                          hi[columns], np.zeros(m), np.zeros(m), what="attacker LP")
+            if Resolver(h).run(self.budget) != OPTIMAL:
+                return None
+            x = np.zeros(cost.size)
+            x[columns] = h.getSolution().col_value
+            self.solves += 1
+            self.near_solves += 1
+            return x
+        finally:  # the pace counts the attempts that did not pay too
+            self.seconds += time.perf_counter() - started
 
     def solve_near(self, p: int, cost, lo, hi) -> np.ndarray | None:
         """The LP over free cell ``p``'s neighbourhood alone, every other cell held still
