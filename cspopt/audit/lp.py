@@ -345,10 +345,14 @@ class AttackerLP:
             lower, upper, room = self.lower[where], self.upper[where], slack[where]
             for d in (deviations, -deviations):  # outside ``where`` both are 0
                 if np.all(d >= lower - room) and np.all(d <= upper + room):
-                    self.reached_high[where] = np.maximum(self.reached_high[where], d)
-                    self.reached_low[where] = np.minimum(self.reached_low[where], d)
+                    self._widen(where, d, d)
                     accepted += 1
         return accepted
+
+    def _widen(self, where: np.ndarray, high: np.ndarray, low: np.ndarray) -> None:
+        """Widen the moves seen so far of columns ``where`` to ``high`` and ``low``."""
+        self.reached_high[where] = np.maximum(self.reached_high[where], high)
+        self.reached_low[where] = np.minimum(self.reached_low[where], low)
 
     def _integer_step_exists(self, col: int, upward: bool) -> bool:
         """Is there an integer completion with ``d_col >= 1`` (``upward``) or ``<= -1``?"""
@@ -537,8 +541,7 @@ class AttackerLP:
                                    & near[self.position[cells]]], tolerance)
         local._open_ends(cell, tolerance)
         self._local_solves += local.num_solves
-        self.reached_high[where] = np.maximum(self.reached_high[where], local.reached_high)
-        self.reached_low[where] = np.minimum(self.reached_low[where], local.reached_low)
+        self._widen(where, local.reached_high, local.reached_low)
 
 
 class _TogetherLP:

@@ -186,7 +186,6 @@ def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
     cells suppressed and those the LPs before it moved; ``None`` where a side of a group
     (``together``) has no solution, a single cell's such side skipped."""
     moved, found = suppressed.copy(), []
-    nf = moved.size
     for _, _, p, lo, hi in sides:
         cost = np.tile(np.where(moved, 0.0, weights), 2)
         x = None
@@ -197,19 +196,24 @@ def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
         if x is None:
             x = lp.solve(cost, lo, hi)
         if x is not None:
-            moved |= x[:nf] + x[nf:] > 1e-9
+            moved |= _support(x)
             found.append(x)
         elif together:
             return None
     return found
 
 
+def _support(x: np.ndarray) -> np.ndarray:
+    """The free cells an LP solution ``x`` (``y+`` then ``y-``) moves."""
+    nf = x.size // 2
+    return x[:nf] + x[nf:] > 1e-9
+
+
 def _merge(found: list[np.ndarray], suppressed: np.ndarray, covered: _Covered) -> None:
     """Every cell the completions ``found`` move joins ``suppressed`` (in place); the sides
     they meet are recorded in ``covered``."""
-    nf = suppressed.size
     for x in found:
-        suppressed |= x[:nf] + x[nf:] > 1e-9
+        suppressed |= _support(x)
         covered.record(x)
 
 
@@ -375,21 +379,7 @@ class _ResolvedLP:
         meet 0.1-2.2 s (presolve finds it infeasible)."""
         if self.incidence is None or self.out_of_time() or np.any(lo[cost != 0] > 0):
             return None
-        started = time.perf_counter()
-        try:
-            columns = np.flatnonzero(cost == 0)
-            m = self.matrix.shape[0]
-            h = new_highs(self.matrix[:, columns], np.zeros(columns.size), lo[columns],
-                          hi[columns], np.zeros(m), np.zeros(m), what="attacker LP")
-            if Resolver(h).run(self.budget) != OPTIMAL:
-                return None
-            x = np.zeros(cost.size)
-            x[columns] = h.getSolution().col_value
-            self.solves += 1
-            self.near_solves += 1
-            return x
-        finally:  # the pace counts the attempts that did not pay too
-            self.seconds += time.perf_counter() - started
+        return self._solve_over(np.flatnonzero(cost == 0), cost, lo, hi)
 
     def solve_near(self, p: int, cost, lo, hi) -> np.ndarray | None:
         """The LP over free cell ``p``'s neighbourhood alone, every other cell held still
@@ -411,26 +401,39 @@ class _ResolvedLP:
         near = closure(self.incidence, p)
         if np.count_nonzero(near) > near.size // 2:  # hardly smaller than the whole LP
             return None
+        columns = np.flatnonzero(np.r_[near, near])
+        outside = np.ones(cost.size, dtype=bool)
+        outside[columns] = False
+
+        def priced_out(duals: np.ndarray) -> bool:
+            reduced = cost - self.matrix.T @ duals
+            return bool(np.any(outside & (hi > lo)
+                               & (reduced < -_PRICED * (1 + np.abs(cost)))))
+
+        return self._solve_over(columns, cost, lo, hi, rejected=priced_out)
+
+    def _solve_over(self, columns: np.ndarray, cost, lo, hi, *, rejected=None
+                    ) -> np.ndarray | None:
+        """The LP restricted to ``columns`` (the others held at 0), its solution as the whole
+        LP's ``x``, or ``None`` where it has none or ``rejected(duals)`` says it is not the
+        whole LP's optimum. Kept ones count as solves (and local ones); every attempt's
+        time counts in ``seconds``, so the pace sees the attempts that did not pay too."""
         started = time.perf_counter()
         try:
-            columns = np.flatnonzero(np.r_[near, near])
             m = self.matrix.shape[0]
             h = new_highs(self.matrix[:, columns], cost[columns], lo[columns], hi[columns],
                           np.zeros(m), np.zeros(m), what="attacker LP")
             if Resolver(h).run(self.budget) != OPTIMAL:
                 return None
             solution = h.getSolution()
-            reduced = cost - self.matrix.T @ np.asarray(solution.row_dual)
-            outside = np.ones(cost.size, dtype=bool)
-            outside[columns] = False
-            if np.any(outside & (hi > lo) & (reduced < -_PRICED * (1 + np.abs(cost)))):
+            if rejected is not None and rejected(np.asarray(solution.row_dual)):
                 return None
             x = np.zeros(cost.size)
             x[columns] = solution.col_value
             self.solves += 1
             self.near_solves += 1
             return x
-        finally:  # the pace counts the attempts that did not pay too
+        finally:
             self.seconds += time.perf_counter() - started
 
 
