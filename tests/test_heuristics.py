@@ -462,11 +462,32 @@ def test_incremental_attacker_reuses_completions_and_paces_itself(table, monkeyp
     assert audit(table, paced, requirement="interval").protected
 
 
+def test_the_pace_deals_the_cells_left_into_groups_in_turn():
+    """Where one LP a side does not fit the time left, the cells left are dealt into as
+    many groups as fit, in turn (cells next to each other in the table's order pull against
+    each other in one LP); every cell stays, once."""
+    from types import SimpleNamespace
+
+    from cspopt.heuristics import incremental
+
+    inst = build_interval_instance(g.almeida_carvalho_set1(8, 8, seed=0))
+    covered = incremental._Covered(inst)
+    lp = SimpleNamespace(budget=Budget(30.0), solves=4, seconds=4.0)  # 1 s an LP
+    pending = [np.array([k]) for k in range(40)]
+    groups = incremental._paced(pending, lp, covered)
+    assert 1 < len(groups) < 40
+    assert sorted(np.concatenate(groups).tolist()) == list(range(40))
+    assert all(np.all(np.diff(group) == len(groups)) for group in groups if group.size > 1)
+    lp.budget = Budget(3600.0)  # time for every side one at a time: left as it is
+    assert incremental._paced(pending, lp, covered) is pending
+
+
 def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeypatch):
     """The repair's LP over a cell's neighbourhood (column generation's test, Dantzig &
     Wolfe 1960): where it is kept, its cost is the whole LP's, and it is a completion of
     the whole table (A x = 0), moving the cell by its target; so is the LP over the
-    suppressed cells alone, where it has a solution (cost 0, as the whole LP's); the
+    suppressed cells alone, where it has a solution (cost 0, as the whole LP's), and the
+    whole LP by the interior point method (large tables) has the simplex's optimum; the
     attacker's pattern passes the audit."""
     from cspopt.heuristics import incremental
     from cspopt.microdata.protect import sensitive_table
@@ -481,6 +502,9 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
     rng = np.random.default_rng(4)
     rel, nf = inst.relations, inst.free.size
     lp = incremental._ResolvedLP(incremental.sp.hstack([rel, -rel]).tocsr())
+    monkeypatch.setattr(incremental, "_INTERIOR_FROM", 500)
+    interior = incremental._ResolvedLP(lp.matrix)
+    assert interior.interior and not lp.interior
     suppressed = rng.random(nf) < 0.4
     kept = on_pattern = 0
     for k, cell in enumerate(inst.protected.tolist()):
@@ -491,6 +515,11 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
         hi[nf + p], lo[p], hi[p] = 0.0, target, target
         cost = np.tile(np.where(suppressed, 0.0, inst.weights[inst.free]), 2)
         near, whole = lp.solve_near(p, cost, lo, hi), lp.solve(cost, lo, hi)
+        by_ipm = interior.solve(cost, lo, hi)
+        assert (by_ipm is None) == (whole is None)
+        if whole is not None:
+            assert cost @ by_ipm == pytest.approx(cost @ whole, rel=1e-7, abs=1e-6)
+            assert np.abs(rel @ (by_ipm[:nf] - by_ipm[nf:])).max() <= 1e-6
         free = lp.solve_on_pattern(cost, lo, hi)  # the suppressed cells alone
         if free is not None:
             on_pattern += 1

@@ -31,6 +31,7 @@ Highs = highspy.Highs
 INF = highspy.kHighsInf
 OPTIMAL = highspy.HighsModelStatus.kOptimal
 TIME_LIMIT = highspy.HighsModelStatus.kTimeLimit
+INFEASIBLE = highspy.HighsModelStatus.kInfeasible
 
 
 def highs(*, verbose: bool = False) -> highspy.Highs:

@@ -17,7 +17,7 @@ import uuid
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, Resolver, new_highs
+from cspopt.backends.highs import INF, INFEASIBLE, OPTIMAL, TIME_LIMIT, Resolver, new_highs
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.parallel import Workers
@@ -37,9 +37,18 @@ _PACE_AFTER = 4
 #: the time an LP takes is multiplied by this in the pace: groups that fail cost their
 #: halves' LPs too
 _PACE_SLACK = 1.25
+#: a group's LP is paced at this many times a single cell's: it takes longer (37,926-cell
+#: 3-D table, groups of 32: 30 s against 13 s), and the pace learns it only after a batch of
+#: them, too late where the time left holds one or two batches
+_GROUP_PACE = 2.0
 #: from this many free cells up, a single cell's LP is first solved over its neighbourhood
 #: (:meth:`_ResolvedLP.solve_near`)
 _NEAR_FROM = 2_000
+#: from this many free cells up, the attacker LPs over the whole table are solved by HiGHS's
+#: interior point method, with crossover (so the solution is a vertex, as by simplex): on a
+#: 37,926-cell 3-D table 12-14 s an LP against 10-54 s by dual simplex, on a 6,552-cell one
+#: 0.7 s against 0.2 s (docs/bench/history.md, thirty-third session)
+_INTERIOR_FROM = 20_000
 #: a column prices out when its reduced cost is below ``-_PRICED (1 + |cost|)``
 _PRICED = 1e-7
 #: groups protected side by side in a run over workers (:func:`_protect_batches`): a fixed
@@ -73,7 +82,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     seconds: a group of 16 cells costs 8 LPs this way, not 32). A side that an earlier
     LP's completion meets needs no LP of its own (:class:`_Covered`). Under a ``budget``
     the pace is measured after each LP from the first few on, and the cells left are
-    regrouped (once) when one at a time would not fit the time left (:func:`_paced`).
+    regrouped into fewer groups whenever their LPs would not fit the time left
+    (:func:`_paced`; a group's LP takes longer than a single cell's, so the pace is
+    measured again on them).
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`); on a large
     table a single cell's LP is first solved over its neighbourhood and kept where pricing
@@ -102,11 +113,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     pending = [np.atleast_1d(np.asarray(group, dtype=np.int64)) for group in
                (range(inst.protected.size) if order is None else order)]
     total = sum(group.size for group in pending)
-    paced = False
     while pending:
-        if not paced and max(_PACE_AFTER, 1) <= lp.solves:  # regroup, once, what the
-            regrouped = _paced(pending, lp, covered)  # time left cannot take one at a time
-            paced, pending = regrouped is not pending, regrouped
+        if max(_PACE_AFTER, 1) <= lp.solves:  # regroup what the time left cannot take
+            pending = _paced(pending, lp, covered)
         if lp.out_of_time():
             log.info("incremental attacker: deadline with %d of %d cells left",
                      sum(group.size for group in pending), total)
@@ -253,19 +262,30 @@ def _paced(pending: list[np.ndarray], lp: _ResolvedLP, covered: _Covered
     """``pending`` regrouped so that its LPs fit the budget left at the pace measured so
     far: where its sides (two a group) times the share of sides that took an LP so far
     (the others met by earlier completions) times the seconds an LP took exceed the time
-    left over :data:`_PACE_SLACK`, the cells left are split into as many groups as fit
+    left over :data:`_PACE_SLACK` (a group's LP counted :data:`_GROUP_PACE` times a single
+    cell's until the pace is measured on groups), the cells left are dealt into as many
+    groups as fit
     (Smith et al. 2012 §V's groups, a cost the budget makes worth paying: the fallback at
-    the deadline is every candidate). Left as it is otherwise."""
+    the deadline is every candidate). Dealt in turn, not cut in runs: cells next to each
+    other in the table's order share relations and pull against each other in one LP
+    (6,552-cell 3-D table, 223 cells in groups of 32: 14 LPs, none failed, +6.6 M, against
+    23 LPs, 4 failed, +8.3 M in runs). Left as it is otherwise."""
     left = lp.budget.remaining() if lp.budget is not None else np.inf
     per_side = lp.solves / (lp.solves + covered.reused)
-    affordable = left / (lp.seconds / lp.solves) / _PACE_SLACK / per_side  # sides
-    if 2 * len(pending) <= affordable:
+    pace = lp.seconds / lp.solves
+
+    def affordable(seconds: float) -> float:  # sides, at ``seconds`` an LP
+        return left / seconds / _PACE_SLACK / per_side
+
+    if 2 * len(pending) <= affordable(pace):
         return pending
     cells = np.concatenate(pending)
-    groups = int(max(1, min(affordable // 2, cells.size)))
+    singles = all(group.size == 1 for group in pending)
+    groups = int(max(1, min(affordable(pace * (_GROUP_PACE if singles else 1)) // 2,
+                            cells.size)))
     log.info("incremental attacker: %d cells left, %.0f s left at %.1f s an LP: %d groups",
-             cells.size, left, lp.seconds / lp.solves, groups)
-    return np.array_split(cells, groups)
+             cells.size, left, pace, groups)
+    return [cells[g::groups] for g in range(groups)]
 
 
 class _Covered:
@@ -326,7 +346,10 @@ class _ResolvedLP:
     (:class:`~cspopt.backends.highs.Resolver` with ``presolve_cold`` and
     ``warm_while_faster``): warm starts pay on 2-D tables, presolve on hierarchical ones.
     ``cold=True``: every solve from scratch, so that its solution does not depend on the
-    solves before it (the batches of a run over workers).
+    solves before it (the batches of a run over workers). From :data:`_INTERIOR_FROM` free
+    cells up every solve is HiGHS's interior point method from scratch (the dual simplex
+    was slower on a large 3-D table, and its time spread far more); where that ends
+    neither optimal nor infeasible, the dual simplex solves it again.
     """
 
     def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None, *,
@@ -339,7 +362,11 @@ class _ResolvedLP:
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
         self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
-        self.resolver.warm = not cold  # cold: every solve from scratch, whatever came before
+        self.interior = n // 2 >= _INTERIOR_FROM
+        if self.interior:
+            self.highs.setOptionValue("solver", "ipm")
+        # cold: every solve from scratch, whatever came before
+        self.resolver.warm = not (cold or self.interior)
         self.columns = np.arange(n, dtype=np.int32)
         self.budget = budget
         self.stopped = False  # an LP was stopped by the budget's end
@@ -362,6 +389,10 @@ class _ResolvedLP:
                            np.where(np.isfinite(hi), hi, INF))
         h.changeColsCost(self.columns.size, self.columns, cost)
         status = self.resolver.run(self.budget)
+        if self.interior and status not in (OPTIMAL, TIME_LIMIT, INFEASIBLE):
+            h.setOptionValue("solver", "simplex")  # e.g. a crossover that failed
+            status = self.resolver.run(self.budget)
+            h.setOptionValue("solver", "ipm")
         self.solves += 1
         self.seconds += time.perf_counter() - started
         if status == TIME_LIMIT:
