@@ -532,8 +532,11 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
             assert np.abs(rel @ (near[:nf] - near[nf:])).max() <= 1e-6
             assert near[p] == pytest.approx(target)
     assert kept >= 10 and on_pattern >= 1
-    pattern = incremental.incremental_attacker(inst)  # its local LPs kept where they prove
+    proofs = []  # its local LPs kept where they prove, the others by interior point
+    pattern = incremental.incremental_attacker(inst, completions=proofs)
     assert audit(table, pattern, requirement="interval").protected
+    suppressed = np.union1d(pattern, np.flatnonzero(table.sensitive))
+    assert proofs and all(np.isin(cells, suppressed).all() for cells, _ in proofs)
 
 
 def test_the_attackers_batches_give_one_pattern_on_one_or_two_workers():

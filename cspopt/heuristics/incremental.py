@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 _SINGLY = 2
 #: a completion meets a side with this relative (and absolute) margin to spare
 _MET = 1e-9
+#: an LP's value at most this is 0: the cell does not move (nor join the pattern, nor the
+#: completion handed to the audit: an interior point solution leaves such dust)
+_STILL = 1e-9
 #: LPs solved before the pace is first measured (and the cells left regrouped to fit)
 _PACE_AFTER = 4
 #: the time an LP takes is multiplied by this in the pace: groups that fail cost their
@@ -215,7 +218,13 @@ def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
 def _support(x: np.ndarray) -> np.ndarray:
     """The free cells an LP solution ``x`` (``y+`` then ``y-``) moves."""
     nf = x.size // 2
-    return x[:nf] + x[nf:] > 1e-9
+    return x[:nf] + x[nf:] > 0
+
+
+def _still(x: np.ndarray) -> np.ndarray:
+    """The LP solution ``x`` with its values up to :data:`_STILL` set to 0 (in place)."""
+    x[x <= _STILL] = 0.0
+    return x
 
 
 def _merge(found: list[np.ndarray], suppressed: np.ndarray, covered: _Covered) -> None:
@@ -399,7 +408,7 @@ class _ResolvedLP:
             self.stopped = True
         if status != OPTIMAL:
             return None
-        return np.asarray(h.getSolution().col_value)
+        return _still(np.asarray(h.getSolution().col_value))
 
     def solve_on_pattern(self, cost, lo, hi) -> np.ndarray | None:
         """The LP over the columns of cost 0 alone (the cells suppressed), when it has a
@@ -460,7 +469,7 @@ class _ResolvedLP:
             if rejected is not None and rejected(np.asarray(solution.row_dual)):
                 return None
             x = np.zeros(cost.size)
-            x[columns] = solution.col_value
+            x[columns] = _still(np.asarray(solution.col_value))
             self.solves += 1
             self.near_solves += 1
             return x
