@@ -50,7 +50,7 @@ _NEAR_FROM = 2_000
 #: from this many free cells up, the attacker LPs over the whole table are solved by HiGHS's
 #: interior point method, with crossover (so the solution is a vertex, as by simplex): on a
 #: 37,926-cell 3-D table 12-14 s an LP against 10-54 s by dual simplex, on a 6,552-cell one
-#: 0.7 s against 0.2 s (docs/bench/history.md, thirty-third session)
+#: 0.7 s against 0.2 s
 _INTERIOR_FROM = 20_000
 #: a column prices out when its reduced cost is below ``-_PRICED (1 + |cost|)``
 _PRICED = 1e-7
