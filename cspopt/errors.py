@@ -21,6 +21,7 @@ __all__ = [
     "MissingExtraError",
     "SolverError",
     "ClusterError",
+    "OutOfTime",
 ]
 
 
@@ -102,3 +103,8 @@ class MissingExtraError(CspoptError, ImportError):
 class ClusterError(CspoptError, RuntimeError):
     """The Dask cluster work was handed to cannot be reached, did not start, or lost a task
     twice; the message names the address or the task."""
+
+
+class OutOfTime(CspoptError):
+    """A time budget ended inside a solve. Raised and caught inside the library: the step
+    that set the budget stops there undecided (a user never sees it)."""

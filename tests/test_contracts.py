@@ -201,6 +201,39 @@ def test_checks_and_clean_up_stop_at_their_deadline():
     assert oracle.protects(everything)
 
 
+def test_a_deadline_inside_an_attacker_lp_leaves_the_check_undecided(monkeypatch):
+    """One attacker LP of a 38,000-cell table can take a minute: the oracle hands its
+    deadline to each LP, and one that the deadline stops leaves the check undecided (not
+    proven) and the delete-and-check's cell suppressed, with no error."""
+    import time
+
+    from cspopt.backends import highs
+    table = read_table(FUZZ / "fz_3d_0.jj")  # not a network: attacker LPs, no flows
+    inst = build_interval_instance(table)
+    everything = np.ones(inst.candidates.size)
+    budget = Budget(3600)
+    real = highs.Resolver.run
+
+    def stopped_inside(self, within=None):  # the deadline comes while this LP runs
+        if within is None:
+            return real(self)
+        budget.end = time.perf_counter()
+        return highs.TIME_LIMIT
+
+    oracle = CapacityOracle(inst)
+    with monkeypatch.context() as patched:
+        patched.setattr(highs.Resolver, "run", stopped_inside)
+        assert not oracle.protects(everything, budget)
+    assert oracle.lps.budget is None and oracle.protects(everything)
+    budget.end = time.perf_counter() + 3600
+    with monkeypatch.context() as patched:
+        patched.setattr(highs.Resolver, "run", stopped_inside)
+        kept = oracle.prune(everything, np.arange(everything.size), budget)
+    assert oracle.lps.budget is None  # stopped at its first LP, what it dropped without any
+    assert kept.sum() > oracle.prune(everything, np.arange(everything.size)).sum()
+    assert interval_verdict(table, inst.candidates[kept > 0.5]).protected
+
+
 def test_a_time_limited_solve_always_has_the_audited_everything_pattern(monkeypatch):
     """Where every phase is cut short, the branch-and-cut still returns a pattern: every
     candidate suppressed, which the judge proved before the search."""

@@ -504,7 +504,7 @@ def test_a_neighbourhood_lp_is_kept_only_where_pricing_proves_it_optimal(monkeyp
     lp = incremental._ResolvedLP(incremental.sp.hstack([rel, -rel]).tocsr())
     monkeypatch.setattr(incremental, "_INTERIOR_FROM", 500)
     interior = incremental._ResolvedLP(lp.matrix)
-    assert interior.interior and not lp.interior
+    assert interior.resolver.interior and not lp.resolver.interior
     suppressed = rng.random(nf) < 0.4
     kept = on_pattern = 0
     for k, cell in enumerate(inst.protected.tolist()):
@@ -564,3 +564,43 @@ def test_the_attackers_batches_give_one_pattern_on_one_or_two_workers():
     for given, pattern in zip(((), start), runs[1]):
         assert np.isin(given, pattern).all()
         assert audit(table, pattern, requirement="interval").protected
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_cells_left_at_the_deadline_get_one_lp_a_side_before_every_candidate(
+        monkeypatch, seed):
+    """At the repair's deadline the cells left are protected together, by one LP a side past
+    it (a bounded overrun), where suppressing every candidate was the answer: the pattern
+    passes the audit and costs less; a caller without the fallback still gets ``None``."""
+    from cspopt.heuristics import incremental
+
+    monkeypatch.setattr(incremental._ResolvedLP, "out_of_time",  # the deadline: 3 LPs
+                        lambda self: self.budget is not None and self.solves >= 3)
+    table = g.almeida_carvalho_set1(8, 8, seed=seed)
+    inst = build_interval_instance(table)
+    found = incremental.incremental_attacker(inst, budget=Budget(3600.0))
+    weights = inst.weights
+    assert weights[found].sum() < weights[inst.candidates].sum()
+    assert audit(table, found, requirement="interval", cells="sensitive").protected
+    assert incremental.incremental_attacker(inst, budget=Budget(3600.0),
+                                            fallback=False) is None
+
+
+def test_a_batch_job_that_starts_past_the_deadline_stops_at_once():
+    """A batch's jobs share one deadline on the wall clock: a job that starts late, behind
+    others on its worker, gets what is left of the time, not the whole of it."""
+    import time
+
+    from cspopt.heuristics import incremental
+
+    inst = build_interval_instance(g.almeida_carvalho_set1(8, 8, seed=0))
+    rel = inst.relations
+    lp = incremental._ResolvedLP(incremental.sp.hstack([rel, -rel]).tocsr(), cold=True)
+    sides = incremental._plan(inst, np.array([0]), incremental._Covered(inst))
+    suppressed = inst.table.sensitive[inst.free].copy()
+    found, solves, _, stopped = incremental._counted_sides(
+        lp, sides, inst.weights[inst.free], suppressed, False, time.time() - 1.0)
+    assert found is None and solves == 0 and stopped
+    found, solves, _, stopped = incremental._counted_sides(
+        lp, sides, inst.weights[inst.free], suppressed, False, time.time() + 3600.0)
+    assert found and solves and not stopped

@@ -76,6 +76,7 @@ def audit(
     ranges: str = "exact",
     small_lps: bool = True,
     completions: Iterable = (),
+    kept: list | None = None,
 ) -> AuditResult:
     """Audit a suppression pattern by solving the attacker's LPs.
 
@@ -111,6 +112,10 @@ def audit(
         tolerance); one that passes proves the sides it moves past their levels, as the
         audit's own completions do, so those cells need no LP; one that fails is ignored.
         The verdict is the same.
+    kept : list, optional
+        Receives every completion the audit's own LPs find, as ``(cells, deviations)``:
+        with the ``completions`` accepted, the proofs of a protected verdict (what
+        :func:`cspopt.solving.unmoved.publish_unmoved` cleans a pattern by).
 
     Returns
     -------
@@ -142,6 +147,7 @@ def audit(
     mask = table.pattern(suppressed)
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = AttackerLP(table, mask)
+    attacker.kept = kept
     if ranges == "verdict":
         attacker.accept(completions, tolerance)
         if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
@@ -163,15 +169,17 @@ def audit(
 
 
 def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = (), *,
-                     small_lps: bool = True, completions: Iterable = ()) -> AuditResult:
+                     small_lps: bool = True, completions: Iterable = (),
+                     kept: list | None = None) -> AuditResult:
     """Is every sensitive cell interval-protected by ``suppressed``? :func:`audit` with
     ``requirement="interval"``, ``cells="sensitive"`` and ``ranges="verdict"``: the check
     every interval pattern a solver of cspopt returns or starts from passes.
     ``small_lps=False`` skips the small LPs of a large pattern (where the LPs over many
     cells settle it at once: every cell suppressed). ``completions``: proofs found
-    elsewhere, checked before they are used (see :func:`audit`)."""
+    elsewhere, checked before they are used; ``kept``: receives the completions its own LPs
+    find (see :func:`audit`)."""
     return audit(table, suppressed, requirement="interval", cells="sensitive",
-                 ranges="verdict", small_lps=small_lps, completions=completions)
+                 ranges="verdict", small_lps=small_lps, completions=completions, kept=kept)
 
 
 def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = (), *,

@@ -31,7 +31,6 @@ Highs = highspy.Highs
 INF = highspy.kHighsInf
 OPTIMAL = highspy.HighsModelStatus.kOptimal
 TIME_LIMIT = highspy.HighsModelStatus.kTimeLimit
-INFEASIBLE = highspy.HighsModelStatus.kInfeasible
 
 
 def highs(*, verbose: bool = False) -> highspy.Highs:
@@ -197,19 +196,26 @@ class Resolver:
     ``presolve_cold=True`` presolves the cold solves (warm ones never are: presolve discards
     the basis), and ``warm_while_faster=True`` gives up warm starts for good once one is
     slower than the first, cold, solve (the incremental attacker's LPs: warm starts pay on
-    2-D tables, presolve on hierarchical ones). ``run(budget)`` stops where the budget ends
+    2-D tables, presolve on hierarchical ones). ``interior=True`` solves every time from
+    scratch by HiGHS's interior point method with crossover (the solution is a vertex, as by
+    simplex; on a large 3-D table's attacker LPs it was faster than the dual simplex, and its
+    time spread far less), and again by the dual simplex where that ends neither settled nor
+    infeasible (e.g. a crossover that failed). ``run(budget)`` stops where the budget ends
     (HiGHS's ``kTimeLimit``; then no cold solve follows).
     """
 
     def __init__(self, h: highspy.Highs, *, presolve_cold: bool = False,
-                 warm_while_faster: bool = False):
+                 warm_while_faster: bool = False, interior: bool = False):
         self.h = h
         self.solves = 0
         self.presolve_cold, self.warm_while_faster = presolve_cold, warm_while_faster
+        self.interior = interior
+        if interior:
+            h.setOptionValue("solver", "ipm")
         self._cold_seconds: float | None = None  # the slowest cold solve so far
         self._first_seconds: float | None = None  # the first solve's
         self._timeouts = 0  # warm solves restarted cold, in a row
-        self.warm = True  # warm starts not given up (False: every solve cold)
+        self.warm = not interior  # warm starts not given up (False: every solve cold)
 
     def run(self, budget=None) -> highspy.HighsModelStatus:
         """Solve within ``budget`` (a :class:`cspopt.budget.Budget`, or None); return
@@ -250,6 +256,11 @@ class Resolver:
         self.h.clearSolver()
         started = time.perf_counter()
         status = self._solve(budget, math.inf, presolve=True)
+        if self.interior and status not in (*_SETTLED, _HS.kTimeLimit, _HS.kInfeasible):
+            self.h.setOptionValue("solver", "simplex")
+            self.h.clearSolver()
+            status = self._solve(budget, math.inf, presolve=True)
+            self.h.setOptionValue("solver", "ipm")
         seconds = time.perf_counter() - started
         self._cold_seconds = max(self._cold_seconds or 0.0, seconds)
         if self._first_seconds is None:

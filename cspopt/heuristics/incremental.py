@@ -17,7 +17,7 @@ import uuid
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import INF, INFEASIBLE, OPTIMAL, TIME_LIMIT, Resolver, new_highs
+from cspopt.backends.highs import INF, OPTIMAL, TIME_LIMIT, Resolver, new_highs
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.parallel import Workers
@@ -73,11 +73,13 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     requirement raises the upper target to ``max(upl, spl - lpl)``. Returns the suppressed
     candidate cells (sorted ids). ``suppressed``: cells already suppressed (cost 0), e.g. a
     pattern to complete. Once ``budget`` expires the cells not yet
-    protected are covered by suppressing every candidate: still safe whenever any pattern
-    is, and a time-limited caller keeps an audited incumbent to prune (``fallback=False``:
-    ``None`` instead). ``costs`` (one per free cell, ``inst.free``) replace the weights as
-    the LPs' costs (:func:`lp_guided_attacker`). ``order``: the protected cells (indices
-    into ``inst.protected``) in the order to protect them (default: as listed; Smith et
+    protected get one LP a side together, past the deadline (a bounded overrun: a 38,000-
+    cell table's group LP takes about 30 s), and where that has no solution, every candidate
+    is suppressed: still safe whenever any pattern is, and a time-limited caller keeps an
+    audited incumbent to prune (``fallback=False``: ``None`` at the deadline instead).
+    ``costs`` (one per free cell, ``inst.free``) replace the weights as the LPs' costs
+    (:func:`lp_guided_attacker`). ``order``: the protected cells (indices into
+    ``inst.protected``) in the order to protect them (default: as listed; Smith et
     al.'s GA searches it, :mod:`cspopt.heuristics.smith_ga`); an entry may be an array of
     them, a group protected by one LP a side (Smith et al. 2012 §V,
     :func:`_protect_together`); a group whose LP has no solution is split in halves, down
@@ -116,32 +118,53 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     pending = [np.atleast_1d(np.asarray(group, dtype=np.int64)) for group in
                (range(inst.protected.size) if order is None else order)]
     total = sum(group.size for group in pending)
+    last_try = False  # the cells left at the deadline, in one group
     while pending:
-        if max(_PACE_AFTER, 1) <= lp.solves:  # regroup what the time left cannot take
-            pending = _paced(pending, lp, covered)
+        if max(_PACE_AFTER, 1) <= lp.solves and not last_try:  # regroup what the time left
+            pending = _paced(pending, lp, covered)             # cannot take
         if lp.out_of_time():
-            log.info("incremental attacker: deadline with %d of %d cells left",
-                     sum(group.size for group in pending), total)
-            return inst.candidates.copy() if fallback else None
+            left = sum(group.size for group in pending)
+            log.info("incremental attacker: deadline with %d of %d cells left%s", left, total,
+                     ": one LP a side for them all" if fallback and not last_try else "")
+            if not fallback or last_try:
+                return inst.candidates.copy() if fallback else None
+            # one group LP a side past the deadline, before every candidate
+            last_try, lp.budget, lp.stopped = True, None, False
+            pending = [np.concatenate(pending)]
         if isinstance(lp, _Batched):
             _protect_batches(inst, lp, pending, weights, suppressed, covered)
-            continue
-        group = pending.pop(0)
-        if group.size > 1 and _protect_together(inst, lp, group, weights, suppressed,
-                                                covered):
-            continue
-        if group.size > _SINGLY:  # a group the LP could not move: its halves
-            pending[:0] = np.array_split(group, 2)
-            continue
-        for k in group.tolist():  # one at a time (eqs 3-7)
-            _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
+        else:
+            _protect_next(inst, lp, pending, weights, suppressed, covered)
+        if last_try and pending:  # the last group's LP has no solution
+            log.info("incremental attacker: the cells left at the deadline have no common "
+                     "completion")
+            return inst.candidates.copy()
     log.info("incremental attacker: %d LPs (%d of them over a neighbourhood or the pattern, "
              "%d not needed after all); %d sides met by earlier LPs' completions", lp.solves,
              lp.near_solves, lp.spared, covered.reused)
-    if lp.stopped:  # the deadline came inside an LP: its cell may be left unprotected
-        return inst.candidates.copy() if fallback else None
     cells = inst.free[suppressed & ~table.sensitive[inst.free]]
     return np.sort(cells)
+
+
+def _protect_next(inst: IntervalInstance, lp: _ResolvedLP, pending: list[np.ndarray],
+                  weights: np.ndarray, suppressed: np.ndarray, covered: _Covered) -> None:
+    """Protect the first group of ``pending`` (popped): by one LP a side; where that has no
+    solution, its halves go back to the front, and from :data:`_SINGLY` cells down its
+    cells one at a time (eqs 3-7). Cells whose LP the deadline stopped go back to the front
+    of ``pending``."""
+    group = pending.pop(0)
+    if group.size > 1 and _protect_together(inst, lp, group, weights, suppressed, covered):
+        return
+    if lp.out_of_time():
+        pending.insert(0, group)
+    elif group.size > _SINGLY:  # a group the LP could not move: its halves
+        pending[:0] = np.array_split(group, 2)
+    else:
+        for i, k in enumerate(group.tolist()):
+            if (not _protect_together(inst, lp, np.array([k]), weights, suppressed, covered)
+                    and lp.out_of_time()):
+                pending.insert(0, group[i:])
+                return
 
 
 def _protect_together(inst: IntervalInstance, lp: _ResolvedLP, group: np.ndarray,
@@ -210,8 +233,8 @@ def _solve_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
         if x is not None:
             moved |= _support(x)
             found.append(x)
-        elif together:
-            return None
+        elif together or lp.out_of_time():  # a single cell's side is skipped where it
+            return None                     # has no completion, not where time ran out
     return found
 
 
@@ -356,9 +379,8 @@ class _ResolvedLP:
     ``warm_while_faster``): warm starts pay on 2-D tables, presolve on hierarchical ones.
     ``cold=True``: every solve from scratch, so that its solution does not depend on the
     solves before it (the batches of a run over workers). From :data:`_INTERIOR_FROM` free
-    cells up every solve is HiGHS's interior point method from scratch (the dual simplex
-    was slower on a large 3-D table, and its time spread far more); where that ends
-    neither optimal nor infeasible, the dual simplex solves it again.
+    cells up every solve is HiGHS's interior point method from scratch (the Resolver's
+    ``interior``).
     """
 
     def __init__(self, matrix: sp.csr_matrix, budget: Budget | None = None, *,
@@ -370,12 +392,10 @@ class _ResolvedLP:
         self.near_solves = 0  # the neighbourhood and pattern LPs kept (each spared a whole LP)
         self.highs = new_highs(matrix, np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m),
                                np.zeros(m), what="attacker LP")
-        self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True)
-        self.interior = n // 2 >= _INTERIOR_FROM
-        if self.interior:
-            self.highs.setOptionValue("solver", "ipm")
-        # cold: every solve from scratch, whatever came before
-        self.resolver.warm = not (cold or self.interior)
+        self.resolver = Resolver(self.highs, presolve_cold=True, warm_while_faster=True,
+                                 interior=n // 2 >= _INTERIOR_FROM)
+        if cold:  # every solve from scratch, whatever came before
+            self.resolver.warm = False
         self.columns = np.arange(n, dtype=np.int32)
         self.budget = budget
         self.stopped = False  # an LP was stopped by the budget's end
@@ -398,10 +418,6 @@ class _ResolvedLP:
                            np.where(np.isfinite(hi), hi, INF))
         h.changeColsCost(self.columns.size, self.columns, cost)
         status = self.resolver.run(self.budget)
-        if self.interior and status not in (OPTIMAL, TIME_LIMIT, INFEASIBLE):
-            h.setOptionValue("solver", "simplex")  # e.g. a crossover that failed
-            status = self.resolver.run(self.budget)
-            h.setOptionValue("solver", "ipm")
         self.solves += 1
         self.seconds += time.perf_counter() - started
         if status == TIME_LIMIT:
@@ -497,8 +513,11 @@ class _Batched:
             together: list[bool]) -> list[list[np.ndarray] | None]:
         """:func:`_solve_sides` of each plan, on the workers (here, in turn, with one)."""
         started = time.perf_counter()
-        seconds = None if self.budget is None else self.budget.time_limit()
-        jobs = [(sides, weights, suppressed, group, seconds)
+        # the deadline on the wall clock the workers share (a job that starts late, behind
+        # others on its worker, gets what is left, not the whole time)
+        left = None if self.budget is None else self.budget.time_limit()
+        deadline = None if left is None else time.time() + left
+        jobs = [(sides, weights, suppressed, group, deadline)
                 for sides, group in zip(plans, together)]
         if self.pool.parallel:
             done = self.pool.map(_batch_task, [(self.key, self.matrix, *job) for job in jobs])
@@ -531,10 +550,11 @@ def _batch_task(key: str, matrix: sp.csr_matrix, *job):
 
 
 def _counted_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,
-                   suppressed: np.ndarray, together: bool, seconds: float | None):
-    """:func:`_solve_sides` within ``seconds``: ``(found, LPs, of them local, stopped by
-    the deadline)``."""
-    lp.budget, lp.stopped = (None if seconds is None else Budget(seconds)), False
+                   suppressed: np.ndarray, together: bool, deadline: float | None):
+    """:func:`_solve_sides` by ``deadline`` (a :func:`time.time`): ``(found, LPs, of them
+    local, stopped by the deadline)``."""
+    lp.budget = None if deadline is None else Budget(max(deadline - time.time(), 0.0))
+    lp.stopped = False
     solves, near = lp.solves, lp.near_solves
     found = _solve_sides(lp, sides, weights, suppressed, together=together)
     return found, lp.solves - solves, lp.near_solves - near, lp.stopped

@@ -71,7 +71,7 @@ def audit_interval_pattern(table, suppressed, timings: dict, solver: str | None)
 
 
 def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = None,
-                            pool=None):
+                            pool=None, proofs: list | None = None):
     """The final interval audit of the 0/1 point ``y`` over ``inst.candidates``, with repair.
 
     Where the judge (:func:`cspopt.audit.interval_verdict`) rejects the pattern (a solver's
@@ -87,6 +87,8 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     attacker's found are handed to the final verdict, which checks them and solves LPs only
     for what they leave unproven. ``pool``
     (:class:`~cspopt.parallel.Workers`): the attacker's LPs in batches on its workers.
+    ``proofs`` (a list) receives the completions found, those that prove the pattern among
+    them (what :func:`~cspopt.solving.unmoved.publish_unmoved` cleans it by).
     Returns ``(y, audit, note)``:
     the audited point (``None`` when even suppressing every candidate exposes a cell: the
     table has no pattern, and ``audit`` names the cells), its audit and what was repaired
@@ -98,13 +100,14 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
     started = time.perf_counter()
     y = np.asarray(y, dtype=float)
     checked, note = None, ""
-    proofs = []  # completions found on the way: the final verdict checks and reuses them
+    # completions found on the way: the final verdict checks and reuses them
+    proofs = [] if proofs is None else proofs
     if np.count_nonzero(y) + table.sensitive.sum() >= LOCAL_AUDIT_FROM:
         # the cells without vectors need none (no level, or safe by the primaries alone)
         suspects = np.intersect1d(unproven_cells(table, pattern_cells(inst, y),
                                                  completions=proofs), inst.protected)
     else:
-        checked = interval_verdict(table, pattern_cells(inst, y))
+        checked = interval_verdict(table, pattern_cells(inst, y), kept=proofs)
         suspects = np.asarray(checked.exposed, dtype=np.int64)
     if suspects.size:
         log.info("the audit does not prove cells %s protected; repairing the pattern",
@@ -120,10 +123,11 @@ def repair_interval_pattern(inst, y, timings: dict, *, budget: Budget | None = N
                     + ", ".join(table.describe(c) for c in suspects))
         y, checked = np.maximum(y, completed), None
     if checked is None:
-        checked = interval_verdict(table, pattern_cells(inst, y), completions=proofs)
+        checked = interval_verdict(table, pattern_cells(inst, y), completions=proofs,
+                                   kept=proofs)
     if not checked.protected:
         y = np.ones(inst.candidates.size)
-        checked = interval_verdict(table, pattern_cells(inst, y))
+        checked = interval_verdict(table, pattern_cells(inst, y), kept=proofs)
         note = f"every candidate suppressed: {note}"
     timings["audit"] = timings.get("audit", 0.0) + time.perf_counter() - started
     return (y if checked.protected else None), checked, note

@@ -32,6 +32,7 @@ whole table's audits and the repair's grouped attacker LPs come after.
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from cspopt.budget import Budget
 from cspopt.errors import InputError
 from cspopt.heuristics.hypercube_grid import grid_totals, hypercube_grid
 from cspopt.models.interval import CapacityOracle, build_interval_instance
-from cspopt.options import AUDIT_SHARE, check_limits
+from cspopt.options import check_limits
 from cspopt.parallel import Workers
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
@@ -52,6 +53,7 @@ from cspopt.solving.audited import (
     unprotectable,
 )
 from cspopt.solving.branch_and_cut import solve_branch_and_cut
+from cspopt.solving.unmoved import publish_unmoved
 from cspopt.table.recovered import product_structure
 from cspopt.table.subtables import Subtable, subtables
 
@@ -61,10 +63,13 @@ log = logging.getLogger(__name__)
 
 #: passes over the subtables at most (the first, then the backtracking ones)
 MODULAR_ROUNDS = 3
-#: shares of the call's limit: the subtables' solves, then the whole table's clean-up and
-#: bound (the final audit keeps AUDIT_SHARE)
+#: shares of the call's limit: the subtables' solves; the whole table's repair ends by the
+#: second, its clean-up (at most the third) by the fourth, leaving the rest to the final
+#: verdicts and the bound
 _SUBTABLES_SHARE = 0.3
+_REPAIRED_BY = 0.9
 _CLEAN_SHARE = 0.15
+_CLEANED_BY = 0.95
 #: from this many cells up, ``method="auto"`` protects a hierarchical table of more than two
 #: dimensions by Modular: there the whole table's branch-and-cut cannot even complete its
 #: start heuristic in a few minutes (docs/bench/scale.md)
@@ -92,7 +97,8 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     (``"hypercube"``, :func:`~cspopt.heuristics.hypercube_grid.hypercube_grid`: tau-ARGUS'
     GHMITER, Repsilber 1994, which also runs subtable by subtable); ``clean=False`` skips
     the delete-and-check, ``certify=False`` the capacity LP (the bound is then the
-    cheap one of :func:`~cspopt.bounds.lines.line_bound`); past the limit, neither runs.
+    cheap one of :func:`~cspopt.bounds.lines.line_bound`, which it never falls below);
+    past the limit, neither runs.
     """
     if subtable_method not in _SUBTABLE_SOLVERS:
         raise InputError(f"subtable_method must be one of {sorted(_SUBTABLE_SOLVERS)}, not "
@@ -116,26 +122,26 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
                                         budget.opening(_SUBTABLES_SHARE), weights=weights,
                                         must_publish=must_publish, rounds=rounds, pool=pool,
                                         solver=_SUBTABLE_SOLVERS[subtable_method])
-        search = budget.opening(1 - AUDIT_SHARE)
-        # the whole table's audit, and the completion of what the subtables' attackers missed
+        # the whole table's audit, and the completion of what the subtables' attackers
+        # missed (its final verdict reuses the completions: seconds where the LPs took
+        # minutes)
+        proofs: list = []
         y, checked, repaired = repair_interval_pattern(
-            inst, suppressed[inst.candidates].astype(float), budget.timings, budget=search,
-            pool=pool)
+            inst, suppressed[inst.candidates].astype(float), budget.timings,
+            budget=budget.opening(_REPAIRED_BY), pool=pool, proofs=proofs)
         oracle = CapacityOracle(inst)
         with budget.phase("clean"):  # what the subtables' patterns made redundant
-            share = search.share(_CLEAN_SHARE)
-            if clean and inst.candidates.size and oracle.protects(y, share):
-                pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates],
-                                                    kind="stable"), share)
-                if not np.array_equal(pruned, y):  # the judge's verdict on the cleaned one
-                    y, checked, more = repair_interval_pattern(inst, pruned, budget.timings,
-                                                               pool=pool)
-                    repaired = "; ".join(filter(None, [repaired, more]))
-    with budget.phase("bound"):  # to the call's limit (the pattern is audited already);
-        # none past it (its first cuts alone take a minute on a 38,000-cell table)
-        bound = (0.0 if budget.expired() or not inst.candidates.size
-                 else capacity_lp(inst, oracle, budget=budget)[0] if certify
-                 else line_bound(inst))
+            if clean and inst.candidates.size:
+                y, checked, more = _clean(inst, oracle, y, checked, proofs,
+                                          budget.opening(_CLEANED_BY).share(_CLEAN_SHARE),
+                                          pool=pool)
+                repaired = "; ".join(filter(None, [repaired, more]))
+    with budget.phase("bound"):  # the line bound always (one small LP), the capacity LP to
+        # the call's limit (the pattern is audited already); none past it (its first cuts
+        # alone take a minute on a 38,000-cell table)
+        bound = line_bound(inst) if inst.candidates.size else 0.0
+        if certify and inst.candidates.size and not budget.expired():
+            bound = max(bound, capacity_lp(inst, oracle, budget=budget)[0])
     lower = integral_bound(bound, inst.weights[inst.candidates])
     objective = float(inst.weights[inst.candidates] @ y)
     return interval_result(
@@ -159,6 +165,34 @@ def modular_fits(table) -> bool:
         return any(len(d.codes) > len(d.children(d.total)) + 1 for d in table.dimensions)
     found = product_structure(table)
     return found is not None and any(len(breakdowns) > 1 for breakdowns in found[1])
+
+
+def _clean(inst, oracle: CapacityOracle, y: np.ndarray, checked, proofs: list,
+           budget: Budget, *, pool: Workers):
+    """Delete-and-check of the audited pattern ``y`` (Almeida, Schütz & Carvalho 2008 §5):
+    first the suppressions that no proof of its audit moves are published
+    (:func:`~cspopt.solving.unmoved.publish_unmoved`: no LP), then, where ``budget`` lets the
+    capacity oracle prove the pattern, those whose removal it proves harmless, by weight,
+    the result audited again (and repaired where the audit disagrees). Returns ``(y, its
+    audit, what the repair did)``."""
+    started = time.perf_counter()
+    published = publish_unmoved(inst, y, proofs)
+    if published is not None:
+        y, checked, proofs = published
+    log.info("modular: %s suppressions no proof moves in %.1f s",
+             "published the" if published else "no", time.perf_counter() - started)
+    started = time.perf_counter()
+    if not oracle.protects(y, budget):
+        log.info("modular: the capacity oracle did not prove the pattern within its time "
+                 "(%.1f s): no delete-and-check", time.perf_counter() - started)
+        return y, checked, ""
+    pruned = oracle.prune(y, np.argsort(-inst.weights[inst.candidates], kind="stable"),
+                          budget)
+    log.info("modular: delete-and-check dropped %d suppressions in %.1f s",
+             np.count_nonzero(y > pruned), time.perf_counter() - started)
+    if np.array_equal(pruned, y):
+        return y, checked, ""
+    return repair_interval_pattern(inst, pruned, {}, pool=pool)
 
 
 def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, budget: Budget,

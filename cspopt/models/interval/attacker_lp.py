@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import OPTIMAL, Resolver, new_highs
-from cspopt.errors import SolverError
+from cspopt.backends.highs import OPTIMAL, TIME_LIMIT, Resolver, new_highs
+from cspopt.errors import OutOfTime, SolverError
 from cspopt.models.interval.instance import IntervalInstance
 from cspopt.models.interval.proofs import Side, given, move_levels
 from cspopt.table.kernel import kernel_basis
@@ -39,6 +39,9 @@ class LPAttacker:
         self._kernel = None  # a sparse kernel basis, False where the relations' LP is used
         self.use_kernel = True  # False: always the relations' LP
         self.num_solves = 0
+        # where set (a Budget), an LP stopped by its end raises OutOfTime: one LP of a
+        # 38,000-cell table can take a minute
+        self.budget = None
 
     def side(self, k: int, upward: bool, y: np.ndarray, *, capped: bool = False) -> Side:
         """The attacker LP of protected cell ``k`` at ``y`` (``upward``: its largest increase).
@@ -135,9 +138,13 @@ class LPAttacker:
 
     def _run(self, lp: Resolver) -> None:
         """Solve ``lp`` warm, cold where that fails or crawls (:class:`~cspopt.backends.
-        highs.Resolver`); SolverError unless optimal."""
+        highs.Resolver`); SolverError unless optimal, OutOfTime where :attr:`budget` ended
+        it."""
         self.num_solves += 1
-        if lp.run() != OPTIMAL:
+        status = lp.run(self.budget)
+        if status == TIME_LIMIT and self.budget is not None and self.budget.expired():
+            raise OutOfTime("attacker LP")
+        if status != OPTIMAL:
             raise SolverError("attacker LP")
 
     def _relations_lp(self, lp, c, down, up, y, search) -> tuple[np.ndarray, np.ndarray]:

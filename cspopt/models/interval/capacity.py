@@ -53,7 +53,7 @@ import numpy as np
 
 from cspopt.audit.judge import tolerance_for
 from cspopt.budget import Budget
-from cspopt.errors import InputError, NotNetworkError
+from cspopt.errors import InputError, NotNetworkError, OutOfTime
 from cspopt.models.interval.attacker_lp import LPAttacker
 from cspopt.models.interval.cut_families import (
     BridgelessCuts,
@@ -271,8 +271,14 @@ class CapacityOracle:
         """:meth:`_judge_all` over every protected cell (``decide``) or the focus cells, the
         cells found exposed before first; the cells this call finds exposed move to the
         front."""
-        exposed = self._judge_all([k for k in self._order if decide or self._focus[k]], y,
-                                  decide, cuts, min_violation, stop_after, budget)
+        self.lps.budget = budget
+        try:
+            exposed = self._judge_all([k for k in self._order if decide or self._focus[k]],
+                                      y, decide, cuts, min_violation, stop_after, budget)
+        except OutOfTime:  # undecided: the callers see the budget expired
+            exposed = []
+        finally:
+            self.lps.budget = None
         for k in exposed:
             self._order.remove(k)
             self._order.insert(0, k)
@@ -402,18 +408,27 @@ class CapacityOracle:
         y = self.inst.free_levels(y_candidates)
         used = {k: self._proof_mask(k) for k in self._rows_of_cell}
         free_of = np.flatnonzero(self.is_candidate)
-        for j in order.tolist():
-            cell = free_of[j]
-            if y[cell] < 0.5:
-                continue
-            if budget is not None and budget.expired():
-                break
-            y[cell] = 0.0
-            affected = [k for k, mask in used.items() if mask[cell]]
-            if self._judge_all(affected, y, True, None, _DECIDING_VIOLATION, 1):
-                y[cell] = 1.0
-            else:
-                used.update({k: self._proof_mask(k) for k in affected})
+        self.lps.budget = budget
+        try:
+            for j in order.tolist():
+                cell = free_of[j]
+                if y[cell] < 0.5:
+                    continue
+                if budget is not None and budget.expired():
+                    break
+                y[cell] = 0.0
+                affected = [k for k, mask in used.items() if mask[cell]]
+                try:
+                    exposed = self._judge_all(affected, y, True, None, _DECIDING_VIOLATION, 1)
+                except OutOfTime:  # undecided: the cell stays suppressed
+                    y[cell] = 1.0
+                    break
+                if exposed:
+                    y[cell] = 1.0
+                else:
+                    used.update({k: self._proof_mask(k) for k in affected})
+        finally:
+            self.lps.budget = None
         return self.inst.minimal(y[self.is_candidate])
 
     def _check(self, k, rows, sides, y, cuts, min_violation) -> tuple[list[int], int]:
