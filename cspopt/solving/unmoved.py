@@ -23,7 +23,6 @@ import scipy.sparse as sp
 
 from cspopt.audit import interval_verdict
 from cspopt.audit.judge import tolerance_for
-from cspopt.solving.audited import pattern_cells
 
 __all__ = ["publish_unmoved", "covering_proofs"]
 
@@ -33,38 +32,33 @@ log = logging.getLogger(__name__)
 _TOLERANCE = 1e-6
 
 
-def publish_unmoved(inst, y: np.ndarray, proofs: list, weights: np.ndarray | None = None
+def publish_unmoved(inst, y: np.ndarray, proofs: list
                     ) -> tuple[np.ndarray, object, list] | None:
     """The audited point ``y`` (0/1 over ``inst.candidates``) without the candidates no
     completion of a covering set of ``proofs`` moves (:func:`covering_proofs`), with its
     audit and that set: ``None`` where nothing can be published, where ``proofs`` leave a side
     unproven, or where the audit of the smaller pattern does not pass with them (then ``y``,
-    audited already, stays). ``weights``: of each cell (default the instance's)."""
+    audited already, stays)."""
     table = inst.table
-    suppressed = table.pattern(pattern_cells(inst, y))
-    if weights is None:
-        weights = np.zeros(table.num_cells)
-        weights[inst.candidates] = inst.weights[inst.candidates]
-    droppable = np.zeros(table.num_cells)
-    droppable[inst.candidates[np.asarray(y) > 0.5]] = 1.0
-    chosen = covering_proofs(table, suppressed, proofs, np.where(droppable > 0, weights, 0.0))
+    on = np.asarray(y) > 0.5
+    cost = np.zeros(table.num_cells)  # what publishing a cell saves: only candidates' count
+    cost[inst.candidates[on]] = inst.weights[inst.candidates[on]]
+    chosen = covering_proofs(table, table.pattern(inst.candidates[on]), proofs, cost)
     if chosen is None:
         return None
     moved = np.zeros(table.num_cells, dtype=bool)
     for cells, _ in chosen:
         moved[cells] = True
-    kept = (np.asarray(y) > 0.5) & moved[inst.candidates]
-    if kept.sum() == np.count_nonzero(np.asarray(y) > 0.5):
+    kept = on & moved[inst.candidates]
+    if np.array_equal(kept, on):
         return None
-    checked = interval_verdict(table, pattern_cells(inst, kept.astype(float)),
-                               completions=chosen)
+    checked = interval_verdict(table, inst.candidates[kept], completions=chosen)
     if not checked.protected:  # a proof the audit did not accept: keep the audited one
         log.info("the pattern without the suppressions no proof moves fails the audit at "
                  "cells %s; kept as it was", list(checked.exposed))
         return None
     log.info("published %d suppressions no proof moves (weight %g)",
-             np.count_nonzero((np.asarray(y) > 0.5) & ~kept),
-             float(inst.weights[inst.candidates] @ (np.asarray(y) - kept)))
+             np.count_nonzero(on & ~kept), float(cost[inst.candidates[on & ~kept]].sum()))
     return kept.astype(float), checked, chosen
 
 
