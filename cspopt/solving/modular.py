@@ -15,9 +15,9 @@ relations only, so the pattern is then audited on the whole table
 incremental attacker (Smith et al. 2012; what
 :func:`~cspopt.solving.audited.repair_interval_pattern` does): a pattern that does not pass
 the audit is never returned (pytauargus' MOD returned unsafe ones). Delete-and-check on the
-whole table (Almeida, Schütz & Carvalho 2008 §5) drops what the subtables' patterns made
-redundant, and the whole table's capacity LP (Fischetti & Salazar-Gonzalez 2001) certifies
-the gap.
+whole table (Almeida, Schütz & Carvalho 2008 §5), first by the audit's own proofs
+(:mod:`cspopt.solving.unmoved`, no LP), drops what the subtables' patterns made redundant,
+and the whole table's capacity LP (Fischetti & Salazar-Gonzalez 2001) certifies the gap.
 
 The same frame runs tau-ARGUS' GHMITER (Repsilber 1994): ``subtable_method="hypercube"``
 protects each subtable by its cheapest n-dimensional hypercubes
