@@ -68,3 +68,22 @@ def test_a_repaired_pattern_cleaned_by_its_proofs_passes_the_audit(seed):
     assert weights @ cleaned < weights @ y
     assert audit(table, pattern_cells(inst, cleaned), requirement="interval",
                  cells="sensitive").protected
+
+
+def test_the_sliding_level_takes_proofs_that_span_it():
+    """A sliding level of 12 over moves of 5 each way: the cover adds the proof that moves
+    the cell furthest; proofs that span less leave it unproven."""
+    sensitive = np.zeros((4, 4), dtype=bool)
+    sensitive[0, 0] = True
+    table = Table.from_array(np.arange(1, 17).reshape(4, 4) * 10, sensitive=sensitive,
+                             lower_protection=5, upper_protection=5, sliding_protection=12)
+    first = np.array([0, 1, 5, 6])
+    small = (first, np.array([5.0, -5.0, -5.0, 5.0]))
+    wide = (first, np.array([10.0, -10.0, -10.0, 10.0]))
+    chosen = covering_proofs(table, table.pattern(first), [small, wide],
+                             np.ones(table.num_cells))
+    moves = [d[0] for _, d in chosen]
+    assert max(moves) - min(moves) >= 12
+    assert audit(table, [1, 5, 6], requirement="interval").protected
+    assert covering_proofs(table, table.pattern(first), [small],
+                           np.ones(table.num_cells)) is None
