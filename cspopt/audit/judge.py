@@ -11,7 +11,12 @@ import numpy as np
 from cspopt.audit.result import REQUIREMENTS, AuditResult, CellAudit
 from cspopt.errors import InputError
 
-__all__ = ["resolve_options", "judge_cell", "proven_cell", "assemble"]
+__all__ = ["resolve_options", "judge_cell", "proven_cell", "assemble", "TOLERANCE",
+           "side_proven"]
+
+#: the audit's absolute slack in every comparison with a cell value (plus ``1e-9 |a|``:
+#: :func:`tolerance_for`), unless a caller gives another
+TOLERANCE = 1e-6
 
 
 def resolve_options(table, requirement: str, integer: bool | None) -> tuple[str, bool]:
@@ -37,6 +42,14 @@ def resolve_options(table, requirement: str, integer: bool | None) -> tuple[str,
 def tolerance_for(value: float, tolerance: float) -> float:
     """Absolute slack used when comparing attacker bounds with ``value``."""
     return tolerance + 1e-9 * abs(value)
+
+
+def side_proven(move, level, tol):
+    """Does a completion's ``move`` of a sensitive cell (positive in the side's direction)
+    prove that side of level ``level``: strictly away from the value and at least the level,
+    both to the slack ``tol`` (arrays elementwise). The interval verdict's rule, the sliding
+    level aside (:meth:`cspopt.audit.AttackerLP.verdict`)."""
+    return (move > tol) & (move >= level - tol)
 
 
 def judge_cell(table, cell: int, low: float, high: float, can_decrease: bool,

@@ -38,8 +38,10 @@ import scipy.sparse as sp
 from cspopt.audit.judge import (
     assemble,
     judge_cell,
+    TOLERANCE,
     proven_cell,
     resolve_options,
+    side_proven,
     tolerance_for,
 )
 from cspopt.audit.result import AuditResult
@@ -72,7 +74,7 @@ def audit(
     requirement: str = "auto",
     integer: bool | None = None,
     cells: str = "suppressed",
-    tolerance: float = 1e-6,
+    tolerance: float = TOLERANCE,
     ranges: str = "exact",
     small_lps: bool = True,
     completions: Iterable = (),
@@ -200,10 +202,10 @@ def unproven_cells(table, suppressed: Iterable[int] | np.ndarray = (), *,
     attacker = AttackerLP(table, mask)
     attacker.kept = completions
     if small_lps:
-        attacker.prove_locally(cells, 1e-6)
+        attacker.prove_locally(cells, TOLERANCE)
     else:
-        attacker.prove_together(cells, 1e-6)
-    return cells[attacker.open_cells(cells, 1e-6)]
+        attacker.prove_together(cells, TOLERANCE)
+    return cells[attacker.open_cells(cells, TOLERANCE)]
 
 
 def audit_seconds(table, suppressed: Iterable[int] | np.ndarray = (), *,
@@ -227,7 +229,8 @@ def audit_seconds(table, suppressed: Iterable[int] | np.ndarray = (), *,
     built = time.perf_counter()
     chosen = targets[np.linspace(0, targets.size - 1, min(sample, targets.size)).astype(int)]
     for cell in chosen.tolist():
-        attacker.interval(cell, False, tolerance_for(float(table.values[cell]), 1e-6))
+        attacker.interval(cell, False,
+                          tolerance_for(float(table.values[cell]), TOLERANCE))
     per_cell = (time.perf_counter() - built) / chosen.size
     return built - started + per_cell * targets.size
 
@@ -458,8 +461,8 @@ class AttackerLP:
         ``sense`` not yet proven: no completion found moved them strictly past the level on
         that side, or the moves seen do not yet span the sliding level."""
         high, low = self.reached_high[cols], self.reached_low[cols]
-        moved = ((high > tol) & (high >= up - tol) if sense == _MAX
-                 else (low < -tol) & (-low >= down - tol))
+        moved = (side_proven(high, up, tol) if sense == _MAX
+                 else side_proven(-low, down, tol))
         return ~(moved & (high - low >= width - tol))
 
     def prove_together(self, cells: np.ndarray, tolerance: float) -> None:

@@ -178,7 +178,7 @@ def _clean(inst, oracle: CapacityOracle, y: np.ndarray, checked, proofs: list,
     started = time.perf_counter()
     published = publish_unmoved(inst, y, proofs)
     if published is not None:
-        y, checked, proofs = published
+        y, checked, _ = published
     log.info("modular: %s suppressions no proof moves in %.1f s",
              "published the" if published else "no", time.perf_counter() - started)
     started = time.perf_counter()

@@ -22,14 +22,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.audit import interval_verdict
-from cspopt.audit.judge import tolerance_for
+from cspopt.audit.judge import TOLERANCE, side_proven, tolerance_for
 
 __all__ = ["publish_unmoved", "covering_proofs"]
 
 log = logging.getLogger(__name__)
-
-#: slack of the audit's comparisons (:func:`cspopt.audit.audit`'s default ``tolerance``)
-_TOLERANCE = 1e-6
 
 
 def publish_unmoved(inst, y: np.ndarray, proofs: list
@@ -79,7 +76,7 @@ def covering_proofs(table, suppressed: np.ndarray, proofs: list,
     sensitive = np.flatnonzero(table.sensitive)
     on_sensitive = moves[:, sensitive]
     by_cell, by_proof = on_sensitive.tocsc(), on_sensitive.tocsr()
-    tol = tolerance_for(table.values[sensitive], _TOLERANCE)
+    tol = tolerance_for(table.values[sensitive], TOLERANCE)
     up, down = table.upper_protection[sensitive], table.lower_protection[sensitive]
     width = table.sliding_protection[sensitive]
     support = moves.copy()
@@ -88,8 +85,8 @@ def covering_proofs(table, suppressed: np.ndarray, proofs: list,
     for j in range(sensitive.size):
         where = slice(by_cell.indptr[j], by_cell.indptr[j + 1])
         r, d = by_cell.indices[where], by_cell.data[where]
-        covers.append(r[(d > tol[j]) & (d >= up[j] - tol[j])])
-        covers.append(r[(d < -tol[j]) & (-d >= down[j] - tol[j])])
+        covers.append(r[side_proven(d, up[j], tol[j])])
+        covers.append(r[side_proven(-d, down[j], tol[j])])
     if any(c.size == 0 for c in covers):
         return None
     chosen: list[int] = []
@@ -106,8 +103,8 @@ def covering_proofs(table, suppressed: np.ndarray, proofs: list,
 
     for side in np.argsort([c.size for c in covers], kind="stable").tolist():
         j, upward = side // 2, side % 2 == 0
-        if (high[j] > tol[j] and high[j] >= up[j] - tol[j]) if upward else (
-                low[j] < -tol[j] and -low[j] >= down[j] - tol[j]):
+        if (side_proven(high[j], up[j], tol[j]) if upward
+                else side_proven(-low[j], down[j], tol[j])):
             continue
         candidates = covers[side]
         choose(int(candidates[np.argmin(support[candidates] @ open_cost)]))
@@ -127,7 +124,7 @@ def _signed_proofs(table, suppressed: np.ndarray, proofs: list):
     of deviations (one row each) and as ``(cells, deviations)``; ``None`` if there are
     none."""
     values = table.values
-    slack = tolerance_for(np.abs(values), _TOLERANCE)
+    slack = tolerance_for(np.abs(values), TOLERANCE)
     lower, upper = table.apriori_lower - values, table.apriori_upper - values
     signed, indptr, indices, data = [], [0], [], []
     for cells, deviations in proofs:

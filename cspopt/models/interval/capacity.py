@@ -48,6 +48,7 @@ INFORMS J. Computing 19 (2007) 520-533, eq. (3).
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -271,14 +272,12 @@ class CapacityOracle:
         """:meth:`_judge_all` over every protected cell (``decide``) or the focus cells, the
         cells found exposed before first; the cells this call finds exposed move to the
         front."""
-        self.lps.budget = budget
-        try:
-            exposed = self._judge_all([k for k in self._order if decide or self._focus[k]],
-                                      y, decide, cuts, min_violation, stop_after, budget)
-        except OutOfTime:  # undecided: the callers see the budget expired
-            exposed = []
-        finally:
-            self.lps.budget = None
+        with self._lps_within(budget):
+            try:
+                exposed = self._judge_all([k for k in self._order if decide or self._focus[k]],
+                                          y, decide, cuts, min_violation, stop_after, budget)
+            except OutOfTime:  # undecided: the callers see the budget expired
+                exposed = []
         for k in exposed:
             self._order.remove(k)
             self._order.insert(0, k)
@@ -408,8 +407,7 @@ class CapacityOracle:
         y = self.inst.free_levels(y_candidates)
         used = {k: self._proof_mask(k) for k in self._rows_of_cell}
         free_of = np.flatnonzero(self.is_candidate)
-        self.lps.budget = budget
-        try:
+        with self._lps_within(budget):
             for j in order.tolist():
                 cell = free_of[j]
                 if y[cell] < 0.5:
@@ -427,9 +425,17 @@ class CapacityOracle:
                     y[cell] = 1.0
                 else:
                     used.update({k: self._proof_mask(k) for k in affected})
+        return self.inst.minimal(y[self.is_candidate])
+
+    @contextmanager
+    def _lps_within(self, budget: Budget | None):
+        """The attacker LPs solved inside stop where ``budget`` ends (raising
+        :class:`~cspopt.errors.OutOfTime`), and no longer once it is left."""
+        self.lps.budget = budget
+        try:
+            yield
         finally:
             self.lps.budget = None
-        return self.inst.minimal(y[self.is_candidate])
 
     def _check(self, k, rows, sides, y, cuts, min_violation) -> tuple[list[int], int]:
         """Append the cuts of requirements ``rows`` of protected cell ``k`` that ``sides``
