@@ -23,7 +23,7 @@ from cspopt import __version__
 from cspopt.backends.console import result_stdout
 from cspopt.errors import CspoptError, InputError, PatternError, SolverError
 from cspopt.jsondoc import dumps
-from cspopt.methods import method_help
+from cspopt.methods import SUBTABLE_OPTIONS, method_help
 from cspopt.options import OPTIONS, flag, refuse_inapplicable
 from cspopt.solving.api import (
     DEFAULT_GAP,
@@ -122,7 +122,7 @@ _INSTANCE_FLAGS = ("model", "weights", "publish_totals", "publish_zeros", "tau",
 #: the randomised heuristics' options (solve and protect)
 _HEURISTIC_FLAGS = ("seed", "operator", "groups")
 #: the options of cspopt solve besides those
-_SPREAD_FLAGS = ("workers", "scheduler")
+_SPREAD_FLAGS = SUBTABLE_OPTIONS
 _SOLVE_FLAGS = ("dual", "solver", "threads", "route", "relax", "separation", "candidate_sets",
                 "processes", "clean", "certify", *_HEURISTIC_FLAGS, *_SPREAD_FLAGS)
 
@@ -322,7 +322,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
                          time_limit=args.time_limit, max_cells=args.max_cells,
-                         min_cells=args.min_cells, instances=args.instance)
+                         min_cells=args.min_cells, instances=args.instance,
+                         fixed_work=args.fixed_work)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -516,6 +517,9 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
                    help="a table file the interval, limits and scale benchmarks add to "
                         "their generated tables (repeatable; e.g. the CSPLIB tables)")
+    p.add_argument("--fixed-work", type=float, metavar="SECONDS",
+                   help="scale: Modular's same work on one and two workers (each subtable "
+                        "SECONDS, no time limit), timed, instead of the time-limited runs")
     p.add_argument("-o", "--output", help="results file (Markdown); default: print only")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     p.set_defaults(run=_cmd_bench)

@@ -15,8 +15,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Method", "METHOD_TABLE", "SHAPES", "methods_for", "heuristic_names", "taking",
-           "method_help", "shape_refusal", "plain_2d"]
+__all__ = ["Method", "METHOD_TABLE", "SHAPES", "SUBTABLE_OPTIONS", "methods_for",
+           "heuristic_names", "taking", "method_help", "shape_refusal", "plain_2d"]
 
 _BOTH = frozenset({"exact", "interval"})
 _EXACT = frozenset({"exact"})
@@ -25,7 +25,9 @@ _LAGRANGIAN = frozenset({"dual", "max_iterations", "multipliers"})
 _COMPACT = frozenset({"solver", "threads", "route", "relax"})
 _TREE = frozenset({"separation", "candidate_sets", "processes"})
 _HEURISTIC = frozenset({"clean", "certify"})
-_SPREAD = frozenset({"workers", "scheduler"})
+#: the options of the methods that go subtable by subtable (Modular and its hypercube frame)
+SUBTABLE_OPTIONS = ("workers", "scheduler", "subtable_time_limit")
+_SPREAD = frozenset(SUBTABLE_OPTIONS)
 _ORDER_SEARCH = _HEURISTIC | {"seed", "operator", "groups"}
 #: the table shapes a method may need, in words: a network table (Castro 2007 Fig. 5: the
 #: relations left once a hierarchical dimension's implied ones are dropped form a network)

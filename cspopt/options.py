@@ -32,7 +32,7 @@ _ORDER_SEARCH_USERS = "Smith et al.'s order searches (method='ga' or 'ls')"
 _LAGRANGIAN_USERS = "the Lagrangian (method='lagrangian' or 'auto')"
 _COMPACT_USERS = "the compact MIP (method='mip')"
 _TREE_USERS = "the interval branch-and-cut (method='auto' or 'branch-and-cut')"
-_MODULAR_USERS = "Modular (method='modular')"
+_SUBTABLES_USERS = "the methods that go subtable by subtable (method='modular' or 'hypercube')"
 #: the mutations of Smith et al.'s order searches (:mod:`cspopt.heuristics.smith_ga`)
 OPERATOR_CHOICES = ("adaptive", "swap", "insert", "invert")
 
@@ -189,14 +189,22 @@ OPTIONS: dict[str, Option] = {
     "certify": Option(False, _INTERVAL, taking("certify"), _HEURISTIC_USERS,
                       "add cspopt's capacity LP bound, so that the gap is certified",
                       domain=Flag()),
-    "workers": Option(None, _INTERVAL, taking("workers"), _MODULAR_USERS,
+    "workers": Option(None, _INTERVAL, taking("workers"), _SUBTABLES_USERS,
                       "Dask workers: a local cluster of this many processes solves the "
                       "subtables that share no cell side by side, and the whole table's "
-                      "repair LPs in batches (default: 1, here; the same pattern)",
+                      "repair LPs in batches (default: 1, here; the same pattern where "
+                      "the subtables' solves end by proof)",
                       domain=Integer(1)),
-    "scheduler": Option(None, _INTERVAL, taking("scheduler"), _MODULAR_USERS,
+    "scheduler": Option(None, _INTERVAL, taking("scheduler"), _SUBTABLES_USERS,
                         "address of a running Dask scheduler (tcp://HOST:PORT) to spread the "
                         "subtables and the repair's LPs over", cli_flag="--scheduler"),
+    "subtable_time_limit": Option(None, _INTERVAL, taking("subtable_time_limit"),
+                                  _SUBTABLES_USERS,
+                                  "seconds each subtable's solve gets (tau-ARGUS Modular's "
+                                  "limit per subtable; with a time limit, at most what the "
+                                  "subtables' share has left); default: that share spread "
+                                  "over the subtables. Fixed, the subtables' work does not "
+                                  "depend on the number of workers", domain=Real(1.0)),
     "seed": Option(0, _INTERVAL, taking("seed"),
                    "the randomised heuristics (method='gensup', 'ga' or 'ls')",
                    "seed of its random choices: a seed gives one pattern", domain=Integer(0)),

@@ -173,6 +173,69 @@ def test_two_dask_workers_give_the_sequential_pattern():
     assert spread.model_size == alone.model_size
 
 
+def test_each_subtable_gets_its_own_time_limit_and_the_same_pattern_on_two_workers():
+    """``subtable_time_limit``: tau-ARGUS Modular's limit per subtable, the same whatever
+    the number of workers (a share of ``time_limit`` grows with them), capped by what the
+    subtables' share of a time limit has left; refused out of range or where no method goes
+    subtable by subtable."""
+    from cspopt.budget import Budget
+    from cspopt.parallel import Workers
+    from cspopt.solving.modular import _protect_subtables
+    table = hierarchical_2d(12, 6, seed=2)
+    parts = subtables(table)
+    asked = []
+
+    def record(local, seconds, weights, must_publish):
+        asked.append(seconds)
+        return ()
+
+    for budget, expected in ((Budget(None), 7.0), (Budget(1000.0), 7.0), (Budget(3.0), 3.0)):
+        asked.clear()
+        with Workers() as pool:
+            _protect_subtables(table, parts, table.sensitive.copy(), budget, weights=None,
+                               must_publish=None, rounds=1, pool=pool, solver=record,
+                               seconds=7.0)
+        assert asked and max(asked) <= expected and asked[0] == pytest.approx(expected, 0.01)
+    alone = cspopt.solve(table, method="modular", subtable_time_limit=5)
+    spread = cspopt.solve(table, method="modular", subtable_time_limit=5, workers=2)
+    assert spread.suppressed == alone.suppressed and spread.audit.protected
+    with pytest.raises(InputError, match="subtable_time_limit must be a number >= 1"):
+        cspopt.solve(table, method="modular", subtable_time_limit=0.5)
+    with pytest.raises(InputError, match="subtable_time_limit.*method='modular' or "
+                                         "'hypercube'"):
+        cspopt.solve(table, method="branch-and-cut", subtable_time_limit=5)
+
+
+def test_a_repair_without_a_limit_protects_many_cells_in_groups(monkeypatch):
+    """Without a time limit the repair's groups are fixed by the number of cells (not paced
+    by a clock): more than ``_UNPACED_SINGLES`` cells go in groups of ``_UNPACED_GROUP``,
+    dealt in turn; the pattern passes the audit."""
+    from cspopt.heuristics import incremental
+    from cspopt.models.interval import build_interval_instance
+    from cspopt.solving import audited
+    monkeypatch.setattr(audited, "_UNPACED_SINGLES", 2)
+    monkeypatch.setattr(audited, "_UNPACED_GROUP", 2)
+    orders = []
+    attacker = incremental.incremental_attacker
+
+    def spy(inst, **kwargs):
+        orders.append(kwargs["order"])
+        return attacker(inst, **kwargs)
+
+    monkeypatch.setattr(incremental, "incremental_attacker", spy)
+    table = hierarchical_2d(12, 6, seed=2)
+    inst = build_interval_instance(table)
+    y, checked, note = audited.repair_interval_pattern(inst, np.zeros(inst.candidates.size),
+                                                       {})
+    (order,) = orders
+    cells = np.sort(np.concatenate(order))
+    assert len(order) == -(-cells.size // 2) and all(group.size <= 2 for group in order)
+    assert np.array_equal(order[0], cells[::len(order)])  # dealt in turn, not in runs
+    assert checked.protected and audit(table, audited.pattern_cells(inst, y),
+                                       requirement="interval").protected
+    assert note.startswith("completed by the incremental attacker")
+
+
 def test_waves_are_runs_of_subtables_sharing_no_cell():
     from cspopt.solving.modular import _waves
     parts = subtables(hierarchical_2d(10, 6, seed=1))
@@ -241,3 +304,17 @@ def test_the_scale_benchmark_runs_table_files():
                                          "cspopt modular-2w", "cspopt hypercube",
                                          "cspopt auto"]
     assert all(r["safe"] and r["cost"] >= 621 >= r["lower_bound"] for r in rows)
+
+
+def test_the_scale_benchmarks_fixed_work_runs_on_one_and_two_workers():
+    """``cspopt bench scale --fixed-work SECONDS``: Modular's same work (each subtable
+    given SECONDS, no time limit) on one worker, then two: the same pattern, safe, and the
+    two-worker row has the speedup."""
+    from cspopt.bench.scale import scale_benchmark
+    one, two = scale_benchmark([], instances=[INSTANCES / "pp_shadow.jj"],
+                               subtable_seconds=5)
+    assert [one["tool"], two["tool"]] == ["cspopt modular fixed work",
+                                          "cspopt modular-2w fixed work"]
+    assert one["safe"] and two["safe"] and one["cost"] >= 621 and "speedup" not in one
+    assert two["same_pattern"] and two["pattern"] == one["pattern"]
+    assert two["speedup"] == pytest.approx(one["seconds"] / two["seconds"])

@@ -57,17 +57,21 @@ class _BenchRun:
     max_cells: int
     min_cells: int
     instances: Sequence[str | Path]
+    fixed_work: float | None = None
 
 
 def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                   tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
-                  min_cells: int = 0, instances: Sequence[str | Path] = ()) -> int:
+                  min_cells: int = 0, instances: Sequence[str | Path] = (),
+                  fixed_work: float | None = None) -> int:
     """Run benchmark ``name``, print its Markdown table and write it to ``output``;
-    ``instances`` are table files the interval benchmark adds to its generated tables."""
+    ``instances`` are table files the interval benchmark adds to its generated tables;
+    ``fixed_work``: the scale benchmark's same work on one and two workers, each subtable
+    given that many seconds, instead of its time-limited runs."""
     if name not in _BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}")
     text, ok = _BENCHMARKS[name](_BenchRun(output, quick, tables, time_limit, max_cells,
-                                           min_cells, tuple(instances)))
+                                           min_cells, tuple(instances), fixed_work))
     print(text, end="")
     _save(output, lambda _: text, None)
     return 0 if ok else 1
@@ -174,6 +178,15 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
         microdata = (f"Microdata `cspopt.microdata.synthetic.hierarchical_survey` ({cases}), "
                      f"rules `{SCALE_RULES}`, costs = values; " if cases else
                      "Table files, their own costs; ")
+        if run.fixed_work is not None:
+            return _markdown(rows, "Modular's same work on one and two Dask workers (cspopt "
+                                   "bench scale --fixed-work)") + (
+                f"\n{microdata}Modular without a time limit, each subtable's solve given "
+                f"{run.fixed_work:g} s (`subtable_time_limit`), the repair's groups fixed by "
+                "its number of cells, without the clean-up and the capacity LP (both run to "
+                "the call's limit), so that the work does not depend on the workers; "
+                "`speedup`: the one-worker run's seconds over the two-worker run's; "
+                "`pattern`: a digest of the pattern.\n")
         return _markdown(rows, "Hierarchical tables at scale: cspopt vs pytauargus MOD and "
                                "OPT (cspopt bench scale)") + (
             f"\n{microdata}cspopt with {run.time_limit:g} s a run "
@@ -187,7 +200,8 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
     rows = scale_benchmark(scale_cases(quick=run.quick, max_cells=run.max_cells,
                                        min_cells=run.min_cells),
                            time_limit=run.time_limit, instances=run.instances,
-                           on_row=partial(_save, run.output, render))
+                           on_row=partial(_save, run.output, render),
+                           subtable_seconds=run.fixed_work)
     return render(rows), all(r.get("safe", False) for r in rows
                              if r["tool"].startswith("cspopt") and r["status"] != "killed")
 

@@ -12,6 +12,7 @@ branch-and-cut on the whole table, run in the same benchmark.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -45,6 +46,10 @@ RUNS = (("branch-and-cut", "branch-and-cut", None), ("modular", "modular", None)
         ("modular-2w", "modular", 2), ("hypercube", "hypercube", None))
 #: a run's options beyond the defaults: the heuristic's pattern cleaned and its gap certified
 _OPTIONS = {"hypercube": {"clean": True, "certify": True}}
+#: the fixed-work runs (``subtable_seconds``): Modular on one worker, then on two
+FIXED_RUNS = (("modular fixed work", "modular", None), ("modular-2w fixed work", "modular", 2))
+#: a fixed-work run is killed after this many seconds
+_FIXED_WALL = 6 * 3600.0
 
 _CSPOPT_CHILD = r"""
 import json, resource, sys, time
@@ -53,7 +58,15 @@ from cspopt.io import read_table
 spec = json.load(open(sys.argv[1]))
 options = dict(spec["options"], **({"workers": spec["workers"]} if spec["workers"] else {}))
 started = time.perf_counter()
-if "table" in spec:
+if "fixed" in spec:  # the same work on any number of workers: no limit, nor clean-up, nor bound
+    from cspopt.microdata.protect import sensitive_table
+    from cspopt.solving.modular import solve_modular
+    table = (read_table(spec["table"]) if "table" in spec else sensitive_table(
+        spec["columns"], spec["dims"], response="turnover", rules=spec["rules"],
+        hierarchies=spec["hierarchies"])[0])
+    r = solve_modular(table, subtable_time_limit=spec["fixed"], clean=False, certify=False,
+                      workers=spec["workers"])
+elif "table" in spec:
     r = cspopt.solve(read_table(spec["table"]), method=spec["method"],
                      time_limit=spec["time_limit"], **options)
 else:
@@ -85,23 +98,33 @@ def _cells(levels: dict[str, tuple[int, ...]]) -> int:
 
 
 def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=(),
-                    on_row=None) -> list[dict]:
+                    on_row=None, subtable_seconds: float | None = None) -> list[dict]:
     """One row per case and tool: cspopt's :data:`RUNS` with ``time_limit`` each, then
     pytauargus ``MOD(1, m)`` and ``OPT(1, m)`` with ``m`` the limit in whole minutes; then
     cspopt's runs and ``auto`` on each table file of ``instances`` (the CSPLIB tables: no
-    microdata, so no peer)."""
+    microdata, so no peer).
+
+    With ``subtable_seconds``, the same work on one and two workers instead
+    (:data:`FIXED_RUNS`): Modular without a time limit, each subtable's solve given
+    ``subtable_seconds`` (``subtable_time_limit``), the repair's groups fixed by its number
+    of cells, no clean-up and no capacity LP (both run to the call's limit); the two-worker
+    row has the ``speedup`` (one worker's seconds over its own) and ``same_pattern``."""
     rows = []
+    runs = RUNS if subtable_seconds is None else FIXED_RUNS
     with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
         spec = Path(tmp) / "spec.json"
         for path in instances:
             table = read_table(path)
             common = dict(case=Path(path).stem, cells=table.num_cells, records=None,
                           primary=int(table.sensitive.sum()))
-            for label, method, workers in (*RUNS, ("auto", "auto", None)):
+            for label, method, workers in (runs if subtable_seconds else
+                                           (*runs, ("auto", "auto", None))):
                 spec.write_text(json.dumps(dict(table=str(path), method=method,
                                                 workers=workers, time_limit=time_limit,
-                                                options=_OPTIONS.get(method, {}))))
-                rows.append(_cspopt_row(table, spec, label, time_limit, common))
+                                                options=_OPTIONS.get(method, {}),
+                                                **_fixed(subtable_seconds))))
+                rows.append(_cspopt_row(table, spec, label, time_limit, common,
+                                        rows[-1] if subtable_seconds and workers else None))
                 _report(rows, on_row)
     for name in names:
         levels, records, seed = SCALE_CASES[name]
@@ -113,13 +136,16 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
                       primary=int(table.sensitive.sum()))
         with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
             spec = Path(tmp) / "spec.json"
-            for label, method, workers in RUNS:
+            for label, method, workers in runs:
                 spec.write_text(json.dumps(dict(
                     columns=columns, dims=dims, rules=RULES, hierarchies=hierarchies,
                     method=method, workers=workers, time_limit=time_limit,
-                    options=_OPTIONS.get(method, {}))))
-                rows.append(_cspopt_row(table, spec, label, time_limit, common))
+                    options=_OPTIONS.get(method, {}), **_fixed(subtable_seconds))))
+                rows.append(_cspopt_row(table, spec, label, time_limit, common,
+                                        rows[-1] if subtable_seconds and workers else None))
                 _report(rows, on_row)
+            if subtable_seconds is not None:
+                continue
             hrc = {}
             for dim, parent in hierarchies.items():
                 hrc[dim] = str(Path(tmp) / f"{dim}.hrc")
@@ -139,13 +165,28 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
     return rows
 
 
-def _cspopt_row(table, spec: Path, label: str, time_limit: float, common: dict) -> dict:
-    """The row of one cspopt run (the child reads ``spec``), its pattern judged."""
-    report, failed = run_child(_CSPOPT_CHILD, [str(spec)], 3 * time_limit + 120)
+def _fixed(subtable_seconds: float | None) -> dict:
+    """A fixed-work run's entry of the child's spec (none for a time-limited run)."""
+    return {} if subtable_seconds is None else {"fixed": subtable_seconds}
+
+
+def _cspopt_row(table, spec: Path, label: str, time_limit: float, common: dict,
+                baseline: dict | None = None) -> dict:
+    """The row of one cspopt run (the child reads ``spec``), its pattern judged and named by
+    a digest; with the ``baseline`` row of the same work on one worker, the ``speedup`` over
+    it and whether the pattern is the same."""
+    fixed = "fixed" in json.loads(spec.read_text())
+    report, failed = run_child(_CSPOPT_CHILD, [str(spec)],
+                               _FIXED_WALL if fixed else 3 * time_limit + 120)
     row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
     if report is not None:
         row.update(_judged(table, report["suppressed"]), lower_bound=float(report["lower_bound"]),
-                   seconds=float(report["seconds"]), rss_mb=float(report["rss_mb"]))
+                   seconds=float(report["seconds"]), rss_mb=float(report["rss_mb"]),
+                   pattern=hashlib.sha1(json.dumps(sorted(report["suppressed"])).encode())
+                   .hexdigest()[:12])
+    if baseline is not None and "seconds" in baseline and "seconds" in row:
+        row.update(speedup=baseline["seconds"] / row["seconds"],
+                   same_pattern=baseline["pattern"] == row["pattern"])
     return row
 
 

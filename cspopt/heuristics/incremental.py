@@ -23,7 +23,7 @@ from cspopt.models.interval.instance import IntervalInstance
 from cspopt.parallel import Workers
 from cspopt.table.neighbourhood import closure
 
-__all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs"]
+__all__ = ["incremental_attacker", "lp_guided_attacker", "lp_guided_costs", "dealt"]
 
 log = logging.getLogger(__name__)
 
@@ -317,6 +317,13 @@ def _paced(pending: list[np.ndarray], lp: _ResolvedLP, covered: _Covered
                             cells.size)))
     log.info("incremental attacker: %d cells left, %.0f s left at %.1f s an LP: %d groups",
              cells.size, left, pace, groups)
+    return dealt(cells, groups)
+
+
+def dealt(cells: np.ndarray, groups: int) -> list[np.ndarray]:
+    """``cells`` dealt in turn into ``groups`` groups (an ``order`` of
+    :func:`incremental_attacker`): not cut in runs, for cells next to each other in the
+    table's order share relations and pull against each other in one LP (:func:`_paced`)."""
     return [cells[g::groups] for g in range(groups)]
 
 

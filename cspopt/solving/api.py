@@ -19,7 +19,13 @@ from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
 from cspopt.budget import Budget
 from cspopt.errors import InputError
-from cspopt.methods import heuristic_names, methods_for, plain_2d, shape_refusal
+from cspopt.methods import (
+    SUBTABLE_OPTIONS,
+    heuristic_names,
+    methods_for,
+    plain_2d,
+    shape_refusal,
+)
 from cspopt.models.exact import build_instance
 from cspopt.models.suppression import candidate_mask, suppression_options
 from cspopt.options import (
@@ -101,6 +107,7 @@ def solve(
     operator: str = OPTIONS["operator"].default,
     groups: int | None = OPTIONS["groups"].default,
     workers: int | None = None, scheduler: str | None = None,
+    subtable_time_limit: float | None = None,
     instance=None,
     **options,
 ) -> SolveResult:
@@ -151,7 +158,7 @@ def solve(
     instance : ExactInstance, optional
         A prebuilt instance (its options then replace ``model`` and ``options``).
     solver, threads, route, relax, separation, candidate_sets, processes, clean, certify, seed
-    operator, groups, workers, scheduler
+    operator, groups, workers, scheduler, subtable_time_limit
         See :data:`cspopt.options.OPTIONS`, which also says which protection and method
         takes each option; setting one where it does not apply is an :class:`InputError`
         naming it.
@@ -175,7 +182,7 @@ def solve(
                  relax=relax, separation=separation, candidate_sets=candidate_sets,
                  processes=processes, clean=clean, certify=certify, seed=seed,
                  operator=operator, groups=groups, instance=instance, workers=workers,
-                 scheduler=scheduler)
+                 scheduler=scheduler, subtable_time_limit=subtable_time_limit)
     refuse_inapplicable(given, protection=protection, method=method)
     given = check_options(given)
     if gap != DEFAULT_GAP and (method in heuristic_names() or method in ("lagrangian",
@@ -198,6 +205,12 @@ def solve(
                         gap=gap, verbose=verbose, progress=progress)
 
 
+def _spread(given: Mapping) -> dict:
+    """The options of the methods that go subtable by subtable
+    (:func:`~cspopt.solving.modular.solve_modular`), by name."""
+    return {name: given[name] for name in SUBTABLE_OPTIONS}
+
+
 def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verbose, progress,
                     start) -> SolveResult:
     """:func:`solve` for interval protection, its options checked: the method's own
@@ -205,9 +218,9 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
     options = _interval_instance_options(table, given)
     if method == "hypercube" and not plain_2d(table) and not shape_refusal(method, table):
         # GHMITER's frame: the n-D hypercube subtable by subtable
-        return solve_modular(table, time_limit=time_limit, workers=given["workers"],
-                             scheduler=given["scheduler"], subtable_method="hypercube",
-                             clean=given["clean"], certify=given["certify"], **options)
+        return solve_modular(table, time_limit=time_limit, **_spread(given),
+                             subtable_method="hypercube", clean=given["clean"],
+                             certify=given["certify"], **options)
     if method in heuristic_names():
         return solve_heuristic(table, method=method, time_limit=time_limit,
                                clean=given["clean"], certify=given["certify"],
@@ -215,8 +228,7 @@ def _solve_interval(table, method: str, given: Mapping, *, time_limit, gap, verb
                                groups=given["groups"], start=start, **options)
     if method == "modular" or (method == "auto" and start is None and gap == DEFAULT_GAP
                                and _at_defaults(given) and modular_fits(table)):
-        return solve_modular(table, time_limit=time_limit, workers=given["workers"],
-                             scheduler=given["scheduler"], **options)
+        return solve_modular(table, time_limit=time_limit, **_spread(given), **options)
     if method == "mip":
         return solve_interval(table, relax=given["relax"], route=given["route"],
                               time_limit=time_limit, gap=gap, verbose=verbose,

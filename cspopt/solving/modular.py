@@ -42,7 +42,7 @@ from cspopt.budget import Budget
 from cspopt.errors import InputError
 from cspopt.heuristics.hypercube_grid import grid_totals, hypercube_grid
 from cspopt.models.interval import CapacityOracle, build_interval_instance
-from cspopt.options import check_limits
+from cspopt.options import check_limits, check_options
 from cspopt.parallel import Workers
 from cspopt.result import SolveResult, integral_bound
 from cspopt.solving.audited import (
@@ -70,6 +70,9 @@ _SUBTABLES_SHARE = 0.3
 _REPAIRED_BY = 0.9
 _CLEAN_SHARE = 0.15
 _CLEANED_BY = 0.95
+#: the capacity LP's rounds end by this share of the limit: the round under way at its
+#: deadline runs on (0.6 s past a 900-s limit on a 37,926-cell table)
+_BOUND_BY = 0.995
 #: from this many cells up, ``method="auto"`` protects a hierarchical table of more than two
 #: dimensions by Modular: there the whole table's branch-and-cut cannot even complete its
 #: start heuristic in a few minutes (docs/bench/scale.md)
@@ -81,6 +84,7 @@ _SUBTABLE_FLOOR = 0.5
 def solve_modular(table, *, time_limit: float | None = None, weights=None, must_publish=None,
                   preprocessing: bool = True, rounds: int = MODULAR_ROUNDS,
                   workers: int | None = None, scheduler: str | None = None,
+                  subtable_time_limit: float | None = None,
                   subtable_method: str = "branch-and-cut", clean: bool = True,
                   certify: bool = True) -> SolveResult:
     """Protect the interval requirements of a hierarchical ``table`` by Modular.
@@ -92,7 +96,12 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
     (``subtables``) and their count in ``model_size``. ``workers`` (a local Dask cluster)
     or ``scheduler`` (a running one's address) spread each wave of subtables sharing no
     cell over processes (:class:`~cspopt.parallel.Workers`), and the whole table's repair
-    LPs in batches (:func:`~cspopt.heuristics.incremental_attacker`). ``subtable_method``: each
+    LPs in batches (:func:`~cspopt.heuristics.incremental_attacker`). Each subtable's solve
+    gets ``subtable_time_limit`` seconds (tau-ARGUS Modular's limit per subtable; within a
+    ``time_limit``, at most what the subtables' share of it has left), else that share
+    spread over the subtables left, by the number of workers; fixed, with no
+    ``time_limit``, the work does not depend on the workers (the repair's groups do not
+    either: :func:`~cspopt.solving.audited.repair_interval_pattern`). ``subtable_method``: each
     subtable by the branch-and-cut, or by the n-dimensional hypercube method
     (``"hypercube"``, :func:`~cspopt.heuristics.hypercube_grid.hypercube_grid`: tau-ARGUS'
     GHMITER, Repsilber 1994, which also runs subtable by subtable); ``clean=False`` skips
@@ -104,6 +113,7 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         raise InputError(f"subtable_method must be one of {sorted(_SUBTABLE_SOLVERS)}, not "
                          f"{subtable_method!r}")
     check_limits(time_limit=time_limit)
+    check_options(dict(subtable_time_limit=subtable_time_limit))
     budget = Budget(time_limit)
     parts = subtables(table)
     with budget.phase("preprocessing"):
@@ -121,7 +131,8 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
             solves = _protect_subtables(table, parts, suppressed,
                                         budget.opening(_SUBTABLES_SHARE), weights=weights,
                                         must_publish=must_publish, rounds=rounds, pool=pool,
-                                        solver=_SUBTABLE_SOLVERS[subtable_method])
+                                        solver=_SUBTABLE_SOLVERS[subtable_method],
+                                        seconds=subtable_time_limit)
         # the whole table's audit, and the completion of what the subtables' attackers
         # missed (its final verdict reuses the completions: seconds where the LPs took
         # minutes)
@@ -140,8 +151,9 @@ def solve_modular(table, *, time_limit: float | None = None, weights=None, must_
         # the call's limit (the pattern is audited already); none past it (its first cuts
         # alone take a minute on a 38,000-cell table)
         bound = line_bound(inst) if inst.candidates.size else 0.0
-        if certify and inst.candidates.size and not budget.expired():
-            bound = max(bound, capacity_lp(inst, oracle, budget=budget)[0])
+        bounding = budget.opening(_BOUND_BY)
+        if certify and inst.candidates.size and not bounding.expired():
+            bound = max(bound, capacity_lp(inst, oracle, budget=bounding)[0])
     lower = integral_bound(bound, inst.weights[inst.candidates])
     objective = float(inst.weights[inst.candidates] @ y)
     return interval_result(
@@ -197,10 +209,12 @@ def _clean(inst, oracle: CapacityOracle, y: np.ndarray, checked, proofs: list,
 
 def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, budget: Budget,
                        *, weights, must_publish, rounds: int, pool: Workers,
-                       solver=None) -> int:
+                       solver=None, seconds: float | None = None) -> int:
     """Solve the subtables top-down, holding every cell suppressed so far; again where a
     later subtable suppressed new cells of one (up to ``rounds`` passes). ``suppressed`` (one
-    flag per cell of ``table``) grows in place; returns the number of solves.
+    flag per cell of ``table``) grows in place; returns the number of solves. Each solve
+    gets ``seconds`` (at most what ``budget`` has left), else ``budget`` spread over the
+    solves left, as many at once as ``pool`` runs.
 
     The subtables go in waves (:func:`_waves`) of consecutive ones that share no cell, each
     wave's solves spread over ``pool``: what one suppresses cannot reach another of its
@@ -222,13 +236,13 @@ def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, bud
         for wave in _waves(parts, todo):
             if budget.expired():
                 return solves
-            seconds = (None if budget.end is None else
-                       max(budget.remaining() * min(pool.size, len(wave)) / left,
-                           _SUBTABLE_FLOOR))
+            given = (seconds if budget.end is None else max(
+                budget.remaining() * min(pool.size, len(wave)) / left if seconds is None
+                else min(seconds, budget.remaining()), _SUBTABLE_FLOOR))
             jobs = []
             for i in wave:
                 cells = parts[i].cells
-                jobs.append((parts[i].extract(table, fixed=cells[suppressed[cells]]), seconds,
+                jobs.append((parts[i].extract(table, fixed=cells[suppressed[cells]]), given,
                              weights if isinstance(weights, str | None) else weights[cells],
                              np.flatnonzero(published[cells])))
             for i, found in zip(wave, pool.map(solver, jobs)):
