@@ -16,6 +16,7 @@ __all__ = [
     "InvalidRelationError",
     "NonAdditiveError",
     "TableFormatError",
+    "DimensionError",
     "PatternError",
     "NotNetworkError",
     "MissingExtraError",
@@ -77,6 +78,16 @@ class TableFormatError(InputError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class DimensionError(InputError):
+    """The data's codes and a dimension disagree (a record without a code, a code missing
+    from its hierarchy or a subtotal of it, a code equal to the total). ``dimension`` names
+    the dimension, so a caller can point at where its hierarchy was given."""
+
+    def __init__(self, message: str, *, dimension: str):
+        super().__init__(message)
+        self.dimension = dimension
 
 
 class PatternError(InputError):

@@ -182,7 +182,8 @@ OPTIONS: dict[str, Option] = {
                         "processes the branch-and-cut may run: with 2, on tables that are not "
                         "networks and time limits of 30 s or more, its neighbourhood searches "
                         "run in a second process beside the tree; default: 2 where the machine "
-                        "gives this process two cores, else 1", domain=Integer(1)),
+                        "gives this process two cores and it is no Dask worker's task, "
+                        "else 1", domain=Integer(1)),
     "clean": Option(False, _INTERVAL, taking("clean"), _HEURISTIC_USERS,
                     "delete-and-check clean-up of the heuristic's pattern (Almeida, Schütz & "
                     "Carvalho 2008 §5)", domain=Flag()),

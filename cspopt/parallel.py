@@ -127,3 +127,16 @@ class Workers:
                 raise
             raise ClusterError(f"a task of {task.__name__} failed on a Dask worker: "
                                f"{type(err).__name__}: {err}") from err
+
+    def on_every_worker(self, function: Callable, *args) -> None:
+        """``function(*args)`` once on each worker (here, with one): to drop what a run left
+        in the workers' memory. Best effort: a worker that cannot be reached is logged and
+        skipped (it holds nothing a later run reuses wrongly)."""
+        if self._client is None:
+            function(*args)
+            return
+        try:
+            self._client.run(function, *args)
+        except Exception as err:  # noqa: BLE001 - a clean-up never fails the result
+            log.warning("cleaning up on the Dask workers failed: %s: %s",
+                        type(err).__name__, err)

@@ -294,3 +294,27 @@ def test_a_missing_hierarchy_file_is_named(survey):
                                                "'region' cannot be read"):
         cspopt.protect(columns, ["region", "activity"], response="turnover", rules=RULES,
                        hierarchies={"region": "/no/such.hrc"})
+
+
+def test_a_hierarchy_the_data_do_not_fit_is_named_where_it_was_given(survey, monkeypatch):
+    """A code of the data missing from a linked group's hierarchy: the error points at the
+    line that gave that hierarchy (the manifest's [hierarchies], or the table's own), not
+    at the group's first table."""
+    here, _ = survey
+    text = (here / "region.hrc").read_text()
+    (here / "short.hrc").write_text("\n".join(text.splitlines()[:-1]) + "\n")  # a leaf less
+    monkeypatch.setattr(release_module, "solve_sensitive", _no_solve)
+    shared = MANIFEST.replace('region = "region.hrc"', 'region = "short.hrc"')
+    own = MANIFEST.replace('region = "region.hrc"', '').replace(
+        'dimensions = ["region", "size"]',
+        'dimensions = ["region", "size"]\nhierarchies = { region = "short.hrc" }').replace(
+        'dimensions = ["region", "activity"]',
+        'dimensions = ["region", "activity"]\nhierarchies = { region = "short.hrc" }')
+    for name, manifest, line in (("shared", shared, 5), ("own", own, 15)):
+        path = here / f"{name}.toml"
+        path.write_text(manifest)
+        with pytest.raises(TableFormatError, match="of dimension 'region' is not in its "
+                                                   "hierarchy") as caught:
+            read_manifest(path).protect()
+        assert (caught.value.path, caught.value.line) == (str(path), line)
+        assert "protected with 'region_size'" in str(caught.value)

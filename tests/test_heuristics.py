@@ -560,6 +560,10 @@ def test_the_attackers_batches_give_one_pattern_on_one_or_two_workers():
             runs[workers] = [incremental.incremental_attacker(inst, suppressed=given,
                                                               pool=pool)
                              for given in ((), start)]
+            if pool.parallel:  # the workers outlive the run: its models are dropped
+                models = pool._client.run(lambda: len(__import__(
+                    "cspopt.heuristics.incremental", fromlist=["_"])._WORKER_MODEL))
+                assert set(models.values()) == {0}
     assert [r.tolist() for r in runs[1]] == [r.tolist() for r in runs[2]]
     for given, pattern in zip(((), start), runs[1]):
         assert np.isin(given, pattern).all()

@@ -189,13 +189,16 @@ def test_each_subtable_gets_its_own_time_limit_and_the_same_pattern_on_two_worke
         asked.append(seconds)
         return ()
 
-    for budget, expected in ((Budget(None), 7.0), (Budget(1000.0), 7.0), (Budget(3.0), 3.0)):
+    for budget in (Budget(None), Budget(1000.0), Budget(3.0)):
         asked.clear()
         with Workers() as pool:
             _protect_subtables(table, parts, table.sensitive.copy(), budget, weights=None,
                                must_publish=None, rounds=1, pool=pool, solver=record,
                                seconds=7.0)
-        assert asked and max(asked) <= expected and asked[0] == pytest.approx(expected, 0.01)
+        if budget.limit == 3.0:  # what the budget has left (a busy machine leaves less)
+            assert asked and all(seconds <= 3.0 for seconds in asked)
+        else:
+            assert asked and set(asked) == {7.0}
     alone = cspopt.solve(table, method="modular", subtable_time_limit=5)
     spread = cspopt.solve(table, method="modular", subtable_time_limit=5, workers=2)
     assert spread.suppressed == alone.suppressed and spread.audit.protected

@@ -131,3 +131,13 @@ def test_a_search_process_that_cannot_start_leaves_the_searches_in_turn(shared_i
     assert "no search process (no processes here)" in caplog.text
     assert "search_process" not in result.timings and guided  # the root's guided pattern
     assert result.audit.protected and result.lower_bound <= result.objective
+
+
+def test_no_search_process_is_started_inside_a_dask_worker():
+    """A task of a Dask worker (a release's table, a subtable) gets one process: the cluster
+    shares the cores out already; outside a worker, the cores this process may run on."""
+    from cspopt.parallel import Workers
+    from cspopt.solving.search_process import available_processes
+    assert available_processes() >= 1
+    with Workers(workers=2) as pool:
+        assert pool.map(available_processes, [(), ()]) == [1, 1]

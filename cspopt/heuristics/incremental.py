@@ -117,6 +117,19 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
     covered = _Covered(inst, completions)
     pending = [np.atleast_1d(np.asarray(group, dtype=np.int64)) for group in
                (range(inst.protected.size) if order is None else order)]
+    try:
+        return _protect_pending(inst, lp, pending, weights, suppressed, covered, fallback)
+    finally:
+        if isinstance(lp, _Batched):
+            lp.close()
+
+
+def _protect_pending(inst: IntervalInstance, lp, pending: list[np.ndarray],
+                     weights: np.ndarray, suppressed: np.ndarray, covered: _Covered,
+                     fallback: bool) -> np.ndarray | None:
+    """:func:`incremental_attacker`'s loop over the groups ``pending``, by ``lp`` (a
+    :class:`_ResolvedLP`, or :class:`_Batched` over workers)."""
+    table = inst.table
     total = sum(group.size for group in pending)
     last_try = False  # the cells left at the deadline, in one group
     while pending:
@@ -516,6 +529,12 @@ class _Batched:
 
     out_of_time = _ResolvedLP.out_of_time
 
+    def close(self) -> None:
+        """Drop the workers' models of this run (a running cluster's workers outlive it)."""
+        if self.pool.parallel:
+            self.pool.on_every_worker(_forget_model, self.key)
+        self.here = None
+
     def run(self, plans: list[list[tuple]], weights: np.ndarray, suppressed: np.ndarray,
             together: list[bool]) -> list[list[np.ndarray] | None]:
         """:func:`_solve_sides` of each plan, on the workers (here, in turn, with one)."""
@@ -541,7 +560,7 @@ class _Batched:
 
 
 #: a worker's attacker model of a run over workers: {run key: its cold _ResolvedLP}, the
-#: last run's only
+#: run under way's only (dropped at its end: :meth:`_Batched.close`)
 _WORKER_MODEL: dict[str, _ResolvedLP] = {}
 
 
@@ -554,6 +573,11 @@ def _batch_task(key: str, matrix: sp.csr_matrix, *job):
         _WORKER_MODEL.clear()
         lp = _WORKER_MODEL[key] = _ResolvedLP(matrix, cold=True)
     return _counted_sides(lp, *job)
+
+
+def _forget_model(key: str) -> None:
+    """Drop a worker's model of the run ``key`` (:meth:`_Batched.close`)."""
+    _WORKER_MODEL.pop(key, None)
 
 
 def _counted_sides(lp: _ResolvedLP, sides: list[tuple], weights: np.ndarray,

@@ -137,6 +137,14 @@ def read_manifest(path) -> Manifest:
         source = {key: (str(path), line) for (section, key), line in lines.items()
                   if section == ("table", k) or section == "defaults" and key not in fields}
         source[""] = (str(path), lines.get((("table", k), "")))
+        for dim in merged["hierarchies"] if isinstance(own, dict) else ():
+            # where each hierarchy was given (``hierarchies.DIM``, for the data's errors about
+            # it): the table's own hierarchies, else the manifest's [hierarchies] line
+            given = (source.get("hierarchies") if dim in own else
+                     (str(path), lines[("hierarchies", dim)])
+                     if ("hierarchies", dim) in lines else None)
+            if given is not None:
+                source[f"hierarchies.{dim}"] = given
         requests.append(table_request(merged, source=source))
     output = here / doc.get("output", f"{path.stem}-protected")
     return Manifest(path=path, data=data, encoding=doc.get("encoding", "utf-8"),

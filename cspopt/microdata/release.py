@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cspopt.errors import CspoptError, InputError, TableFormatError
+from cspopt.errors import CspoptError, DimensionError, InputError, TableFormatError
 from cspopt.jsondoc import dumps
 from cspopt.methods import methods_for, shape_refusal
 from cspopt.microdata.protect import (
@@ -396,10 +396,21 @@ def _tabulated(columns, group: list[TableRequest], encoding: str):
                                costs=first.costs,
                                total=first.total, holding=first.holding,
                                protection=first.protection, encoding=encoding)
+    except DimensionError as error:  # at the hierarchy (else the dimensions) that gave it
+        dim = error.dimension
+        owner = next((r for r in group if dim in r.hierarchies), None)
+        if owner is None:
+            owner = next((r for r in group if dim in r.dimensions), first)
+        raise owner.error(f"hierarchies.{dim}" if dim in owner.hierarchies else "dimensions",
+                          f"{error}{_linked(group, owner)}") from None
     except InputError as error:
-        names = ", ".join(repr(r.name) for r in group[1:])
-        raise first.error("", f"{error}" + (f" (protected with {names})" if names else "")
-                          ) from None
+        raise first.error("", f"{error}{_linked(group, first)}") from None
+
+
+def _linked(group: list[TableRequest], request: TableRequest) -> str:
+    """`` (protected with ...)``: the tables of ``group`` besides ``request``, if any."""
+    names = ", ".join(repr(r.name) for r in group if r is not request)
+    return f" (protected with {names})" if names else ""
 
 
 def _cells_of(tabulation, request: TableRequest) -> np.ndarray:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cspopt.errors import InputError, MissingExtraError, TableFormatError
+from cspopt.errors import DimensionError, InputError, MissingExtraError, TableFormatError
 from cspopt.microdata.rules import CellContributions
 from cspopt.table import Dimension
 from cspopt.table.structure import relations_from_labels
@@ -157,7 +157,8 @@ def _codes(values: list, name: str) -> list[str]:
         code = "" if value is None or (isinstance(value, float) and math.isnan(value)) \
             else str(value).strip()
         if not code:
-            raise InputError(f"record {row}: dimension {name!r} has no code")
+            raise DimensionError(f"record {row}: dimension {name!r} has no code",
+                                 dimension=name)
         codes.append(code)
     return codes
 
@@ -169,7 +170,8 @@ def _dimension(name: str, codes: list[str], hierarchy, total: str) -> Dimension:
     seen = list(dict.fromkeys(codes))
     if hierarchy is None:
         if total in seen:
-            raise InputError(f"dimension {name!r} has a code equal to the total code {total!r}")
+            raise DimensionError(f"dimension {name!r} has a code equal to the total code "
+                                 f"{total!r}", dimension=name)
         return Dimension.flat(name, sorted(seen, key=_natural) + [total], total=total)
     if isinstance(hierarchy, Dimension):
         dim = hierarchy
@@ -182,11 +184,12 @@ def _dimension(name: str, codes: list[str], hierarchy, total: str) -> Dimension:
         dim = Dimension.from_hrc(name, hierarchy, total=total)
     for row, code in enumerate(codes):
         if code not in dim.parent and code != dim.total:
-            raise InputError(f"record {row}: code {code!r} of dimension {name!r} is not in "
-                             "its hierarchy")
+            raise DimensionError(f"record {row}: code {code!r} of dimension {name!r} is not "
+                                 "in its hierarchy", dimension=name)
         if not dim.is_leaf(code):
-            raise InputError(f"record {row}: code {code!r} of dimension {name!r} is a "
-                             "subtotal of its hierarchy, not a bottom-level code")
+            raise DimensionError(f"record {row}: code {code!r} of dimension {name!r} is a "
+                                 "subtotal of its hierarchy, not a bottom-level code",
+                                 dimension=name)
     return dim
 
 

@@ -61,10 +61,27 @@ GUIDED_SPACING = 2.0
 
 
 def available_processes() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one)."""
+    """The cores this process may run on (its CPU affinity where the system has one); 1
+    inside a Dask worker, whose cluster shares the cores out already (a second process
+    per task would put two solves on each core)."""
+    if _in_dask_worker():
+        return 1
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def _in_dask_worker() -> bool:
+    """Whether this runs as a task of a Dask worker (:class:`cspopt.parallel.Workers`)."""
+    if "distributed" not in sys.modules:  # not imported: no worker here
+        return False
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

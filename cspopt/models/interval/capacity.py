@@ -386,11 +386,12 @@ class CapacityOracle:
         return relation_bridgeless_cuts(self)
 
     def bridgeless_cuts(self, y_candidates: np.ndarray, *, limit: int = 50,
-                        min_violation: float = 1e-6) -> list[CapacityCut]:
-        """Bridgeless cuts violated by ``y``, at most ``limit``
-        (:class:`~cspopt.models.interval.cut_families.BridgelessCuts`)."""
+                        min_violation: float = 1e-6,
+                        budget: Budget | None = None) -> list[CapacityCut]:
+        """Bridgeless cuts violated by ``y``, at most ``limit``, those found by the end of
+        ``budget`` (:class:`~cspopt.models.interval.cut_families.BridgelessCuts`)."""
         return self._bridgeless.separate(y_candidates, limit=limit,
-                                         min_violation=min_violation)
+                                         min_violation=min_violation, budget=budget)
 
     def prune(self, y_candidates: np.ndarray, order: np.ndarray,
               budget: Budget | None = None) -> np.ndarray:

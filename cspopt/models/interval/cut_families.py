@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.backends.highs import INF, OPTIMAL, Highs, new_highs
+from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 
 __all__ = ["CapacityCut", "cut_rows", "capacity_master", "add_cut_rows", "relation_cuts",
@@ -175,12 +176,15 @@ class BridgelessCuts:
         self.inst, self.num_free = oracle.inst, oracle.num_free
         self.is_candidate = oracle.is_candidate
         self._bridge = None
+        self._budget: Budget | None = None  # that of the separation under way
         self.num_solves = 0
 
     def separate(self, y_candidates: np.ndarray, *, limit: int = 50,
-                        min_violation: float = 1e-6) -> list[CapacityCut]:
+                 min_violation: float = 1e-6, budget: Budget | None = None
+                 ) -> list[CapacityCut]:
         """Bridgeless cuts violated by ``y`` (Fischetti & Salazar-Gonzalez 1999; tau-ARGUS'
-        ``Cspbridg.c``), at most ``limit``.
+        ``Cspbridg.c``), at most ``limit``; once ``budget`` ends (checked between LPs, and
+        each LP stopped at it), the cuts found and checked so far.
 
         A suppressed cell that no attacker solution moves is computable: publishing it
         changes no cell's range and saves its cost. So some optimal pattern keeps every
@@ -210,8 +214,9 @@ class BridgelessCuts:
         # for the round (tau-ARGUS' rule): its moves are rarely blocked by a cheap set
         sleeping = np.zeros(self.num_free, dtype=bool)
         self._set_rooms(y)
+        self._budget = budget
         for j in np.argsort(-y_candidates, kind="stable").tolist():
-            if y_candidates[j] <= min_violation or len(found) == limit:
+            if y_candidates[j] <= min_violation or len(found) == limit or self._expired():
                 break
             i = int(free_of[j])
             if sleeping[i]:
@@ -227,6 +232,8 @@ class BridgelessCuts:
                 found.append((i, blocking, y[i] - activity))
         cuts: list[CapacityCut] = []
         for i, blocking, violation in found:
+            if self._expired():
+                break
             level = np.ones(self.num_free)
             level[blocking] = 0.0
             self._set_rooms(level)
@@ -236,6 +243,9 @@ class BridgelessCuts:
                                         np.r_[np.ones(blocking.size), -1.0], violation,
                                         rhs=0.0))
         return cuts
+
+    def _expired(self) -> bool:
+        return self._budget is not None and self._budget.expired()
 
     def _set_rooms(self, level: np.ndarray) -> None:
         """The bridgeless LP's bounds: ``|x_j| <= level_j``, directions without room closed."""
@@ -260,7 +270,9 @@ class BridgelessCuts:
                 if not allowed:
                     continue
                 h.changeColCost(i, sign)  # min -x_i (rise), then min x_i (fall)
-                h.run()
+                left = None if self._budget is None else self._budget.time_limit()
+                h.setOptionValue("time_limit", INF if left is None else max(left, 1e-3))
+                h.run()  # stopped at the budget's end: not OPTIMAL, no set
                 self.num_solves += 1
                 if h.getModelStatus() != OPTIMAL:
                     return None, moves

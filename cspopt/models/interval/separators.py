@@ -59,7 +59,7 @@ class Bridgeless:
     name: str = "bridgeless"
 
     def separate(self, y: np.ndarray, budget: Budget | None = None) -> list[CapacityCut]:
-        return self.oracle.bridgeless_cuts(y)
+        return self.oracle.bridgeless_cuts(y, budget=budget)
 
 
 def root_separators(oracle: CapacityOracle, *, capped_search: bool = False,
