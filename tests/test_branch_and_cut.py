@@ -350,7 +350,8 @@ def test_bridgeless_cuts_only_cut_off_computable_suppressions():
     ``i`` is computable whatever else is suppressed: the audit's attacker LPs confirm it
     with every other candidate suppressed. At random fractional points of tiny 2-D tables
     (on attacker LPs) and 3-D tables; the root bound with these cuts stays at most the
-    brute-force optimum. A separation whose budget has ended solves no LP."""
+    brute-force optimum. A separation whose budget has ended solves no LP; one within its
+    budget finds the cuts an unbudgeted one does."""
     rng = np.random.default_rng(11)
     tables = list(tiny_interval_tables(seed=9, count=20)) + [
         cube_table(rng.integers(1, 20, (2, 3, 2)), rng.random((2, 3, 2)) < 0.3, "value",
@@ -361,12 +362,15 @@ def test_bridgeless_cuts_only_cut_off_computable_suppressions():
         if not inst.protected.size or not inst.candidates.size:
             continue
         oracle = CapacityOracle(inst, method="lp")
+        unbudgeted = CapacityOracle(inst, method="lp")  # the same points, no budget
         for _ in range(8):
             y = np.clip(rng.random(inst.candidates.size) * rng.uniform(0.3, 1.5), 0.0, 1.0)
             before = oracle.num_lp_solves
             assert oracle.bridgeless_cuts(y, budget=Budget(1e-9)) == []  # ended: no LP
             assert oracle.num_lp_solves == before
-            for cut in oracle.bridgeless_cuts(y, budget=Budget(600)):
+            cuts = oracle.bridgeless_cuts(y, budget=Budget(600))
+            assert [c.cell for c in cuts] == [c.cell for c in unbudgeted.bridgeless_cuts(y)]
+            for cut in cuts:
                 assert cut.rhs == 0.0 and cut.coefficients[-1] == -1.0
                 assert inst.candidates[cut.candidates[-1]] == cut.cell
                 pattern = np.setdiff1d(inst.candidates, inst.candidates[cut.candidates[:-1]])

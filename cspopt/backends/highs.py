@@ -20,8 +20,8 @@ from cspopt.backends.program import LinearProgram
 from cspopt.errors import SolverError
 from cspopt.result import PROOF_GAP
 
-__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "Resolver", "TERMINATION", "Highs",
-           "INF", "OPTIMAL", "TIME_LIMIT"]
+__all__ = ["highs", "new_highs", "dual_bound", "run_highs", "run_within", "Resolver",
+           "TERMINATION", "Highs", "INF", "OPTIMAL", "TIME_LIMIT"]
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,17 @@ TERMINATION = {
     _HS.kInterrupt: "interrupted", _HS.kIterationLimit: "iteration_limit",
     _HS.kSolutionLimit: "interrupted", _HS.kObjectiveBound: "interrupted",
 }
+
+
+def run_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsModelStatus:
+    """Run ``h`` for at most ``seconds`` more (HiGHS's ``kTimeLimit`` past them), its time
+    limit lifted again after: HiGHS counts the limit against the model's run time over all
+    its solves, so a model re-solved many times needs it set from there each time."""
+    h.setOptionValue("time_limit", h.getRunTime() + seconds if math.isfinite(seconds)
+                     else highspy.kHighsInf)
+    h.run()
+    h.setOptionValue("time_limit", highspy.kHighsInf)
+    return h.getModelStatus()
 
 
 def run_highs(program: LinearProgram, *, relax: bool, time_limit=None, gap=1e-6, threads=None,
@@ -244,13 +255,8 @@ class Resolver:
         seconds = min(guard, math.inf if left is None else left)
         if self.presolve_cold:
             h.setOptionValue("presolve", "on" if presolve else "off")
-        # HiGHS's time limit counts the model's run time over all its solves
-        h.setOptionValue("time_limit", h.getRunTime() + seconds if math.isfinite(seconds)
-                         else highspy.kHighsInf)
-        h.run()
         self.solves += 1
-        h.setOptionValue("time_limit", highspy.kHighsInf)
-        return h.getModelStatus()
+        return run_within(h, seconds)
 
     def _cold(self, budget) -> highspy.HighsModelStatus:
         self.h.clearSolver()

@@ -9,12 +9,13 @@ are not networks under capped (strengthened) cuts; on networks minimum cuts cap 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from cspopt.backends.highs import INF, OPTIMAL, Highs, new_highs
+from cspopt.backends.highs import INF, OPTIMAL, Highs, new_highs, run_within
 from cspopt.budget import Budget
 from cspopt.models.interval.instance import IntervalInstance
 
@@ -176,7 +177,6 @@ class BridgelessCuts:
         self.inst, self.num_free = oracle.inst, oracle.num_free
         self.is_candidate = oracle.is_candidate
         self._bridge = None
-        self._budget: Budget | None = None  # that of the separation under way
         self.num_solves = 0
 
     def separate(self, y_candidates: np.ndarray, *, limit: int = 50,
@@ -214,14 +214,14 @@ class BridgelessCuts:
         # for the round (tau-ARGUS' rule): its moves are rarely blocked by a cheap set
         sleeping = np.zeros(self.num_free, dtype=bool)
         self._set_rooms(y)
-        self._budget = budget
         for j in np.argsort(-y_candidates, kind="stable").tolist():
-            if y_candidates[j] <= min_violation or len(found) == limit or self._expired():
+            if (y_candidates[j] <= min_violation or len(found) == limit
+                    or budget is not None and budget.expired()):
                 break
             i = int(free_of[j])
             if sleeping[i]:
                 continue
-            blocking, moves = self._blocking(i, y, read=True)
+            blocking, moves = self._blocking(i, y, read=True, budget=budget)
             if len(moves) == 2:
                 sleeping |= (np.abs(moves[0] - moves[1]) >= y - min_violation) & (
                     y > min_violation)
@@ -232,20 +232,18 @@ class BridgelessCuts:
                 found.append((i, blocking, y[i] - activity))
         cuts: list[CapacityCut] = []
         for i, blocking, violation in found:
-            if self._expired():
+            if budget is not None and budget.expired():
                 break
             level = np.ones(self.num_free)
             level[blocking] = 0.0
             self._set_rooms(level)
-            if self._blocking(i, level, read=False)[0] is not None:  # i cannot move
+            # i cannot move: a cut
+            if self._blocking(i, level, read=False, budget=budget)[0] is not None:
                 cuts.append(CapacityCut(int(inst.free[i]), "bridgeless",
                                         np.r_[candidate_of[blocking], candidate_of[i]],
                                         np.r_[np.ones(blocking.size), -1.0], violation,
                                         rhs=0.0))
         return cuts
-
-    def _expired(self) -> bool:
-        return self._budget is not None and self._budget.expired()
 
     def _set_rooms(self, level: np.ndarray) -> None:
         """The bridgeless LP's bounds: ``|x_j| <= level_j``, directions without room closed."""
@@ -254,12 +252,14 @@ class BridgelessCuts:
                                       np.where(self._can_fall, -level, 0.0),
                                       np.where(self._can_rise, level, 0.0))
 
-    def _blocking(self, i: int, level: np.ndarray, *, read: bool
+    def _blocking(self, i: int, level: np.ndarray, *, read: bool,
+                  budget: Budget | None = None
                   ) -> tuple[np.ndarray | None, list[np.ndarray]]:
         """Free cell ``i`` freed of its own bound in the bridgeless LP (rooms as set): with
         ``read``, the free cells with a nonzero reduced cost in the LPs moving ``i`` up and
         down, a set every move of ``i`` crosses; without, an empty array if ``i`` cannot
-        move. None: no such set (``i`` unbounded, or it moves). Also the LPs' solutions."""
+        move. None: no such set (``i`` unbounded, or it moves, or an LP ``budget`` stopped).
+        Also the LPs' solutions."""
         h = self._bridge
         h.changeColBounds(i, -INF if self._can_fall[i] else 0.0,
                           INF if self._can_rise[i] else 0.0)
@@ -270,11 +270,11 @@ class BridgelessCuts:
                 if not allowed:
                     continue
                 h.changeColCost(i, sign)  # min -x_i (rise), then min x_i (fall)
-                left = None if self._budget is None else self._budget.time_limit()
-                h.setOptionValue("time_limit", INF if left is None else max(left, 1e-3))
-                h.run()  # stopped at the budget's end: not OPTIMAL, no set
+                left = None if budget is None else budget.time_limit()
+                # stopped at the budget's end: not OPTIMAL, no set
+                status = run_within(h, math.inf if left is None else left)
                 self.num_solves += 1
-                if h.getModelStatus() != OPTIMAL:
+                if status != OPTIMAL:
                     return None, moves
                 if not read:
                     if -sign * h.getInfo().objective_function_value > 1e-9:
