@@ -110,21 +110,24 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
     of cells, no clean-up and no capacity LP (both run to the call's limit); the two-worker
     row has the ``speedup`` (one worker's seconds over its own) and ``same_pattern``."""
     rows = []
-    runs = RUNS if subtable_seconds is None else FIXED_RUNS
+    fixed = subtable_seconds is not None
+    runs = FIXED_RUNS if fixed else RUNS
+    wall = _FIXED_WALL if fixed else 3 * time_limit + 120  # a run is killed past it
+    extra = {"fixed": subtable_seconds} if fixed else {}  # the child's spec of a fixed run
     with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
         spec = Path(tmp) / "spec.json"
         for path in instances:
             table = read_table(path)
             common = dict(case=Path(path).stem, cells=table.num_cells, records=None,
                           primary=int(table.sensitive.sum()))
-            for label, method, workers in (runs if subtable_seconds else
+            for label, method, workers in (runs if fixed else
                                            (*runs, ("auto", "auto", None))):
                 spec.write_text(json.dumps(dict(table=str(path), method=method,
                                                 workers=workers, time_limit=time_limit,
                                                 options=_OPTIONS.get(method, {}),
-                                                **_fixed(subtable_seconds))))
-                rows.append(_cspopt_row(table, spec, label, time_limit, common,
-                                        rows[-1] if subtable_seconds and workers else None))
+                                                **extra)))
+                rows.append(_cspopt_row(table, spec, label, wall, common,
+                                        rows[-1] if fixed and workers else None))
                 _report(rows, on_row)
     for name in names:
         levels, records, seed = SCALE_CASES[name]
@@ -140,11 +143,11 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
                 spec.write_text(json.dumps(dict(
                     columns=columns, dims=dims, rules=RULES, hierarchies=hierarchies,
                     method=method, workers=workers, time_limit=time_limit,
-                    options=_OPTIONS.get(method, {}), **_fixed(subtable_seconds))))
-                rows.append(_cspopt_row(table, spec, label, time_limit, common,
-                                        rows[-1] if subtable_seconds and workers else None))
+                    options=_OPTIONS.get(method, {}), **extra)))
+                rows.append(_cspopt_row(table, spec, label, wall, common,
+                                        rows[-1] if fixed and workers else None))
                 _report(rows, on_row)
-            if subtable_seconds is not None:
+            if fixed:
                 continue
             hrc = {}
             for dim, parent in hierarchies.items():
@@ -165,19 +168,12 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
     return rows
 
 
-def _fixed(subtable_seconds: float | None) -> dict:
-    """A fixed-work run's entry of the child's spec (none for a time-limited run)."""
-    return {} if subtable_seconds is None else {"fixed": subtable_seconds}
-
-
-def _cspopt_row(table, spec: Path, label: str, time_limit: float, common: dict,
+def _cspopt_row(table, spec: Path, label: str, wall_limit: float, common: dict,
                 baseline: dict | None = None) -> dict:
-    """The row of one cspopt run (the child reads ``spec``), its pattern judged and named by
-    a digest; with the ``baseline`` row of the same work on one worker, the ``speedup`` over
-    it and whether the pattern is the same."""
-    fixed = "fixed" in json.loads(spec.read_text())
-    report, failed = run_child(_CSPOPT_CHILD, [str(spec)],
-                               _FIXED_WALL if fixed else 3 * time_limit + 120)
+    """The row of one cspopt run (the child reads ``spec``; killed past ``wall_limit``),
+    its pattern judged and named by a digest; with the ``baseline`` row of the same work on
+    one worker, the ``speedup`` over it and whether the pattern is the same."""
+    report, failed = run_child(_CSPOPT_CHILD, [str(spec)], wall_limit)
     row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
     if report is not None:
         row.update(_judged(table, report["suppressed"]), lower_bound=float(report["lower_bound"]),

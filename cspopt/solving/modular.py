@@ -236,9 +236,11 @@ def _protect_subtables(table, parts: list[Subtable], suppressed: np.ndarray, bud
         for wave in _waves(parts, todo):
             if budget.expired():
                 return solves
-            given = (seconds if budget.end is None else max(
-                budget.remaining() * min(pool.size, len(wave)) / left if seconds is None
-                else min(seconds, budget.remaining()), _SUBTABLE_FLOOR))
+            given = seconds  # without a limit, as asked (None: to optimality)
+            if budget.end is not None:
+                have = budget.remaining()
+                given = max(have * min(pool.size, len(wave)) / left if seconds is None
+                            else min(seconds, have), _SUBTABLE_FLOOR)
             jobs = []
             for i in wave:
                 cells = parts[i].cells
