@@ -288,9 +288,12 @@ def _protect_batches(inst: IntervalInstance, lp: _Batched, pending: list[np.ndar
         if sides:
             batch.append(group)
             plans.append(sides)
-    returned = []
-    for group, sides, found in zip(batch, plans, lp.run(plans, weights, suppressed,
-                                                        [g.size > 1 for g in batch])):
+    returned, started = [], time.perf_counter()
+    done = lp.run(plans, weights, suppressed, [g.size > 1 for g in batch])
+    log.info("incremental attacker: a batch of %d groups (%d cells) in %.1f s, %d without a "
+             "completion; %d groups left", len(batch), sum(g.size for g in batch),
+             time.perf_counter() - started, sum(found is None for found in done), len(pending))
+    for group, sides, found in zip(batch, plans, done):
         if found is None:
             returned.extend(np.array_split(group, 2) if group.size > _SINGLY
                             else [np.array([k]) for k in group.tolist()])
