@@ -280,6 +280,40 @@ def test_a_group_whose_lp_fails_is_split_in_halves(monkeypatch):
     assert audit(table, pattern, requirement="interval").protected
 
 
+@pytest.mark.parametrize("balanced", [True, False], ids=["taken", "refused"])
+def test_a_groups_side_runs_through_the_pattern_by_any_point(monkeypatch, balanced):
+    """A group's side that the pattern and the cells its other side moved can meet is solved
+    over those cells alone by the interior point method without crossover (any feasible
+    point is a completion; a vertex over the whole table took 140 s on a 37,926-cell
+    table); a point that does not balance the relations is refused and the whole LP solved.
+    Either way the pattern passes the audit, with the completions handed to it."""
+    from cspopt.audit import interval_verdict
+    from cspopt.heuristics import incremental
+
+    rng = np.random.default_rng(4)
+    sensitive = rng.random((4, 3, 3)) < 0.2
+    table = cube_table(rng.integers(1, 30, (4, 3, 3)).astype(float), sensitive, "value",
+                       0.2, 1.0)
+    inst = build_interval_instance(table)
+    monkeypatch.setattr(incremental, "_NEAR_FROM", 0)  # the large tables' LPs, here
+    if not balanced:
+        monkeypatch.setattr(incremental, "_BALANCED", -1.0)  # no point balances
+    real, calls = incremental._ResolvedLP.solve_on_pattern, []
+
+    def watched(self, cost, lo, hi, *, vertex=True):
+        x = real(self, cost, lo, hi, vertex=vertex)
+        calls.append((vertex, x is not None))
+        return x
+
+    monkeypatch.setattr(incremental._ResolvedLP, "solve_on_pattern", watched)
+    kept: list = []
+    pattern = incremental.incremental_attacker(inst, order=[np.arange(inst.protected.size)],
+                                               completions=kept)
+    assert (False, balanced) in calls and (False, not balanced) not in calls[1:]
+    assert interval_verdict(table, pattern, completions=kept).protected
+    assert audit(table, pattern, requirement="interval").protected
+
+
 def test_order_search_options_are_checked(tmp_path):
     table = g.smith_factors(8, 6, seed=1, sensitive=0.1)
     write_jj(table, tmp_path / "t.jj")

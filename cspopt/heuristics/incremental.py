@@ -96,8 +96,9 @@ def incremental_attacker(inst: IntervalInstance, *, suppressed=(),
 
     One HiGHS model is re-solved with new costs and bounds (:class:`_ResolvedLP`); on a large
     table a single cell's LP is first solved over its neighbourhood and kept where pricing
-    proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`), then over the
-    cells suppressed alone, kept where it has a solution (cost 0:
+    proves it optimal for the whole table (:meth:`_ResolvedLP.solve_near`); every LP (a
+    group's too: its second side often runs through the cells its first one moved) is then
+    tried over the cells suppressed alone, kept where it has a solution (cost 0:
     :meth:`_ResolvedLP.solve_on_pattern`).
 
     With a ``pool`` (:class:`~cspopt.parallel.Workers`, even of one worker) the groups go
