@@ -472,8 +472,7 @@ class _ResolvedLP:
         7 s against 64 s for a vertex and 140 s over the whole table."""
         if self.incidence is None or self.out_of_time() or np.any(lo[cost != 0] > 0):
             return None
-        return self._solve_over(np.flatnonzero(cost == 0), cost, lo, hi,
-                                any_point=not vertex)
+        return self._solve_over(np.flatnonzero(cost == 0), cost, lo, hi, vertex=vertex)
 
     def solve_near(self, p: int, cost, lo, hi) -> np.ndarray | None:
         """The LP over free cell ``p``'s neighbourhood alone, every other cell held still
@@ -507,11 +506,11 @@ class _ResolvedLP:
         return self._solve_over(columns, cost, lo, hi, rejected=priced_out)
 
     def _solve_over(self, columns: np.ndarray, cost, lo, hi, *, rejected=None,
-                    any_point: bool = False) -> np.ndarray | None:
+                    vertex: bool = True) -> np.ndarray | None:
         """The LP restricted to ``columns`` (the others held at 0), its solution as the whole
         LP's ``x``, or ``None`` where it has none or ``rejected(duals)`` says it is not the
-        whole LP's optimum. ``any_point``: every feasible point is optimal (costs 0), so the
-        interior point method stops without crossover, and a point :func:`_feasible`
+        whole LP's optimum. ``vertex=False``: every feasible point is optimal (costs 0), so
+        the interior point method stops without crossover, and a point :func:`_feasible`
         refutes counts as none. Kept ones count as solves (and local ones); every
         attempt's time counts in ``seconds``, so the pace sees the attempts that did not
         pay too."""
@@ -521,7 +520,7 @@ class _ResolvedLP:
             sub = self.matrix[:, columns]
             h = new_highs(sub, cost[columns], lo[columns], hi[columns], np.zeros(m),
                           np.zeros(m), what="attacker LP")
-            if any_point:
+            if not vertex:
                 h.setOptionValue("solver", "ipm")
                 h.setOptionValue("run_crossover", "off")
             if Resolver(h).run(self.budget) != OPTIMAL:
@@ -530,7 +529,7 @@ class _ResolvedLP:
             if rejected is not None and rejected(np.asarray(solution.row_dual)):
                 return None
             values = _still(np.asarray(solution.col_value))
-            if any_point:
+            if not vertex:
                 values = np.clip(values, lo[columns], hi[columns])
                 if not _feasible(sub, values):
                     return None
