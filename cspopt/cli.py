@@ -101,19 +101,63 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                              " (the table's sensitive cells carry protection levels)"
                              if args.requirement == "auto" else "")
                          + ": use --method lp, or --requirement exact")
-    if args.verdict and (args.method == "graph" or requirement != "interval"):
-        raise InputError("--verdict decides the interval requirement with attacker LPs: "
+    verdict = args.verdict or args.proofs is not None or args.save_proofs is not None
+    if verdict and (args.method == "graph" or requirement != "interval"):
+        given = next(f for f, v in (("--verdict", args.verdict), ("--proofs", args.proofs),
+                                    ("--save-proofs", args.save_proofs)) if v)
+        raise InputError(f"{given} decides the interval requirement with attacker LPs: "
                          "give --requirement interval and --method lp")
+    completions = _read_proofs(args)
     if args.method == "graph":
         result = graph_audit(table, ids, integer=integer)
     else:
         result = audit(table, ids, requirement=args.requirement, integer=integer,
-                       **(dict(cells="sensitive", ranges="verdict") if args.verdict else {}))
+                       **(dict(cells="sensitive", ranges="verdict",
+                               completions=completions or ())
+                          if verdict else {}))
+    _write_proofs(args, result)
     if args.json:
         print(dumps(result.to_dict()))
     else:
         print(result.summary())
     return 0 if result.protected else 1
+
+
+def _proofs_options(p: argparse.ArgumentParser, *, read: bool) -> None:
+    """``--save-proofs`` (and, with ``read``, ``--proofs``): the certificate of an interval
+    verdict (:mod:`cspopt.audit.proofs`)."""
+    if read:
+        p.add_argument("--proofs", metavar="FILE.npz",
+                       help="attacker completions (a --save-proofs file) checked first: "
+                            "the LPs solve only what they leave unproven (interval)")
+    p.add_argument("--save-proofs", metavar="FILE.npz",
+                   help="write the proofs of a protected interval verdict, attacker "
+                        "completions any audit checks without an LP (a later --proofs)")
+
+
+def _read_proofs(args: argparse.Namespace) -> list:
+    """The proofs ``--proofs`` names (``None`` without it); ``--save-proofs``' file is checked
+    writable here, before any work."""
+    from cspopt.audit.proofs import load_proofs
+    from cspopt.io import check_writable
+
+    if args.save_proofs is not None:
+        check_writable(args.save_proofs, "--save-proofs")
+    return None if getattr(args, "proofs", None) is None else load_proofs(args.proofs)
+
+
+def _write_proofs(args: argparse.Namespace, checked) -> None:
+    """Write the proofs of the audit ``checked`` where ``--save-proofs`` asks (a verdict
+    that is not protected has none: nothing is written, and the log says so)."""
+    from cspopt.audit.proofs import save_proofs
+
+    if args.save_proofs is None:
+        return
+    if checked is None or not checked.proofs:
+        log.warning("--save-proofs %s: no proofs to write (the pattern is not protected, "
+                    "or the requirement is not interval protection)", args.save_proofs)
+        return
+    save_proofs(args.save_proofs, checked.proofs)
 
 
 #: the options every solving command has (their flags generated from cspopt.options)
@@ -201,6 +245,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), **_options(args, _SOLVE_FLAGS))
     _refuse(table, args, method, options)
+    _read_proofs(args)
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
                    time_limit=args.time_limit, gap=args.gap, start=start,
@@ -210,6 +255,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.plot:
         from cspopt.plot import plot_bounds
         plot_bounds(result, args.plot)
+    _write_proofs(args, result.audit)
     _print_result(result, args.json)
     return 0 if result.status in ("optimal", "feasible", "bound_only") else 1
 
@@ -237,8 +283,10 @@ def _cmd_bound(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     table = _load(args)
     _refuse(table, args, "auto", _options(args))
+    proofs = _read_proofs(args)
     result = certify(table, _parse_ids(args.suppress), protection=args.protection,
-                     time_limit=args.time_limit, **_options(args))
+                     time_limit=args.time_limit, proofs=proofs, **_options(args))
+    _write_proofs(args, result.audit)
     _print_result(result, args.json)
     return 0 if result.audit.protected else 1
 
@@ -259,6 +307,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
         output_format(args.output)
         check_writable(args.output, "-o")
     _check_plot(args.plot)
+    _read_proofs(args)
     protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
                         costs=args.costs, total=args.total, holding=args.holding,
@@ -266,6 +315,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
                         method=args.method, time_limit=args.time_limit, **options)
     if args.output:
         protected.write(args.output)
+    _write_proofs(args, protected.result.audit)
     if args.plot:
         protected.plot(args.plot)
     if args.json:
@@ -323,7 +373,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
                          time_limit=args.time_limit, max_cells=args.max_cells,
                          min_cells=args.min_cells, instances=args.instance,
-                         fixed_work=args.fixed_work)
+                         fixed_work=args.fixed_work, tools=args.tool)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -371,6 +421,7 @@ def _table_commands(sub, verbose: argparse.ArgumentParser) -> None:
                    help="interval requirement: decide with as few attacker LPs as other "
                         "cells' completions allow; only the sensitive cells are reported, "
                         "their interval ends null where not computed")
+    _proofs_options(p, read=True)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)
 
@@ -403,6 +454,7 @@ def _solving_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--start", metavar="IDS",
                    help="a safe pattern (e.g. another tool's) to start any method from")
     p.add_argument("--plot", metavar="FILE.png", help="plot lower/upper bound against time")
+    _proofs_options(p, read=False)
     p.set_defaults(run=_cmd_solve)
 
     p = sub.add_parser("bound", parents=[verbose],
@@ -429,6 +481,7 @@ def _solving_commands(sub, verbose: argparse.ArgumentParser) -> None:
     _solving_options(p)
     p.add_argument("--suppress", metavar="IDS", required=True)
     p.add_argument("--protection", choices=["auto", "exact", "interval"], default="auto")
+    _proofs_options(p, read=True)
     p.set_defaults(run=_cmd_certify, time_limit=30.0)
 
 
@@ -464,6 +517,7 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
                    help="one row per cell: codes, value, status, protection, attacker's "
                         "interval, published value (.csv, or .parquet with pyarrow)")
     p.add_argument("--plot", metavar="FILE.png", help="a picture of the pattern")
+    _proofs_options(p, read=False)
     p.add_argument("--json", action="store_true", help="the result as one JSON document")
     p.set_defaults(run=_cmd_protect)
 
@@ -517,6 +571,9 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
                    help="a table file the interval, limits and scale benchmarks add to "
                         "their generated tables (repeatable; e.g. the CSPLIB tables)")
+    p.add_argument("--tool", action="append", default=[], metavar="RUN",
+                   help="scale: make only this run (repeatable; default all: "
+                        "branch-and-cut, modular, modular-2w, hypercube, auto, MOD, OPT)")
     p.add_argument("--fixed-work", type=float, metavar="SECONDS",
                    help="scale: Modular's same work on one and two workers (each subtable "
                         "SECONDS, no time limit), timed, instead of the time-limited runs")

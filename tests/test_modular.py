@@ -327,3 +327,18 @@ def test_the_scale_benchmarks_fixed_work_runs_on_one_and_two_workers():
     assert all(r["lower_bound"] <= 621 <= r["cost"] for r in (one, two))  # the optimum
     assert two["same_pattern"] and two["pattern"] == one["pattern"]
     assert two["speedup"] == pytest.approx(one["seconds"] / two["seconds"])
+
+
+def test_the_scale_benchmark_makes_the_runs_chosen():
+    """``cspopt bench scale --tool RUN``: only the runs named (a 38,000-cell table's
+    Modular without the whole table's branch-and-cut); an unknown one is refused, naming
+    the choices, before any run."""
+    from cspopt.bench.scale import scale_benchmark
+    rows = scale_benchmark([], time_limit=20, instances=[INSTANCES / "pp_shadow.jj"],
+                           tools=["modular", "auto"])
+    assert [r["tool"] for r in rows] == ["cspopt modular", "cspopt auto"]
+    assert all(r["safe"] and r["cost"] >= 621 >= r["lower_bound"] for r in rows)
+    for tools, fixed in ((["modular", "tau"], None), (["modular"], 5)):
+        with pytest.raises(InputError, match="choose runs from branch-and-cut"):
+            scale_benchmark([], instances=[INSTANCES / "pp_shadow.jj"], tools=tools,
+                            subtable_seconds=fixed)

@@ -10,7 +10,8 @@ from cspopt import Table
 from cspopt.audit import audit
 from cspopt.models.interval import build_interval_instance
 from cspopt.solving.audited import pattern_cells, repair_interval_pattern
-from cspopt.solving.unmoved import covering_proofs, publish_unmoved
+from cspopt.audit.proofs import covering_proofs
+from cspopt.solving.unmoved import publish_unmoved
 from cspopt.table.generators import hierarchical_2d
 
 

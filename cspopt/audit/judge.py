@@ -90,10 +90,13 @@ def proven_cell(table, cell: int, low: float, high: float, can_decrease: bool,
 
 
 def assemble(table, mask: np.ndarray, cells: Sequence[CellAudit], *, requirement: str,
-             integer: bool, method: str, num_solves: int, started: float) -> AuditResult:
-    """Collect per-cell verdicts into an :class:`AuditResult`."""
+             integer: bool, method: str, num_solves: int, started: float,
+             proofs: tuple = ()) -> AuditResult:
+    """Collect per-cell verdicts (and the proofs of a protected one) into an
+    :class:`AuditResult`."""
     exposed = tuple(c.cell for c in cells if c.sensitive and not c.protected)
     return AuditResult(
         protected=not exposed, requirement=requirement, integer=integer, method=method,
         suppressed=tuple(int(c) for c in np.flatnonzero(mask)), cells=tuple(cells),
-        exposed=exposed, num_solves=num_solves, seconds=time.perf_counter() - started)
+        exposed=exposed, num_solves=num_solves, seconds=time.perf_counter() - started,
+        proofs=proofs if not exposed else ())

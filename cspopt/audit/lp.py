@@ -44,6 +44,7 @@ from cspopt.audit.judge import (
     side_proven,
     tolerance_for,
 )
+from cspopt.audit.proofs import covering_proofs
 from cspopt.audit.result import AuditResult
 from cspopt.backends.highs import Resolver, new_highs
 from cspopt.errors import InputError, SolverError
@@ -122,6 +123,8 @@ def audit(
     Returns
     -------
     AuditResult
+        With ``ranges="verdict"`` and a protected verdict, its :attr:`~AuditResult.proofs`:
+        completions (the accepted ``completions`` and the audit's own) that prove every side.
 
     Raises
     ------
@@ -149,7 +152,8 @@ def audit(
     mask = table.pattern(suppressed)
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = AttackerLP(table, mask)
-    attacker.kept = kept
+    found = []  # the verdict's own completions: with those accepted, its proofs
+    attacker.kept = found if ranges == "verdict" else kept
     if ranges == "verdict":
         attacker.accept(completions, tolerance)
         if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
@@ -166,8 +170,16 @@ def audit(
         low, high, can_dec, can_inc = attacker.interval(cell, integer_steps, tolerance)
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
                                   tolerance))
+    proofs = ()
+    if ranges == "verdict":
+        if kept is not None:
+            kept.extend(found)
+        if all(c.protected for c in results if c.sensitive):
+            proofs = tuple(covering_proofs(table, mask, attacker.accepted + found,
+                                           np.ones(table.num_cells)) or ())
     return assemble(table, mask, results, requirement=requirement, integer=integer,
-                    method="lp", num_solves=attacker.num_solves, started=started)
+                    method="lp", num_solves=attacker.num_solves, started=started,
+                    proofs=proofs)
 
 
 def interval_verdict(table, suppressed: Iterable[int] | np.ndarray = (), *,
@@ -266,6 +278,7 @@ class AttackerLP:
         self._local_solves = 0  # the LPs of prove_locally
         self._together: list[_TogetherLP] = []  # the LPs of prove_together
         self.kept: list | None = None  # where given, every completion found goes here too
+        self.accepted: list = []  # the completions :meth:`accept` checked, with their sign
 
     def restricted(self, where: np.ndarray) -> AttackerLP:
         """The attacker who may move only the columns ``where`` (sorted positions), the
@@ -357,6 +370,7 @@ class AttackerLP:
             for d in (deviations, -deviations):  # outside ``where`` both are 0
                 if np.all(d >= lower - room) and np.all(d <= upper + room):
                     self._widen(where, d, d)
+                    self.accepted.append((cells, d))
                     accepted += 1
         return accepted
 
@@ -459,10 +473,12 @@ class AttackerLP:
     def _open_sides(self, cols: np.ndarray, down, up, width, tol, sense) -> np.ndarray:
         """Which of columns ``cols`` (with their protection levels and tolerances) have side
         ``sense`` not yet proven: no completion found moved them strictly past the level on
-        that side, or the moves seen do not yet span the sliding level."""
+        that side (a side without a level needs none), or the moves seen do not yet span the
+        sliding level."""
         high, low = self.reached_high[cols], self.reached_low[cols]
-        moved = (side_proven(high, up, tol) if sense == _MAX
-                 else side_proven(-low, down, tol))
+        level = up if sense == _MAX else down
+        moved = (side_proven(high if sense == _MAX else -low, level, tol)
+                 | (np.asarray(level) <= tol))
         return ~(moved & (high - low >= width - tol))
 
     def prove_together(self, cells: np.ndarray, tolerance: float) -> None:

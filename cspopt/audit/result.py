@@ -71,6 +71,14 @@ class AuditResult:
         Attacker LPs (or graph searches) performed.
     seconds : float
         Wall-clock time of the audit.
+    proofs : tuple of (cells, deviations)
+        The certificate of a protected interval verdict (``ranges="verdict"``): attacker
+        completions, each as 0-based cell ids and the deviations from the table's values
+        there, that together move every sensitive cell past its protection levels (a
+        covering set, :mod:`cspopt.audit.proofs`). Any later audit of the pattern given them
+        as ``completions`` checks them in a sparse product each and needs LPs only for what
+        they leave open (:func:`cspopt.audit.proofs.save_proofs` writes them to a file).
+        ``()`` for other audits and for exposing patterns.
     """
 
     protected: bool
@@ -82,6 +90,7 @@ class AuditResult:
     exposed: tuple[int, ...]
     num_solves: int
     seconds: float
+    proofs: tuple = field(default=(), repr=False, compare=False)
     _by_cell: dict[int, CellAudit] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -58,20 +58,23 @@ class _BenchRun:
     min_cells: int
     instances: Sequence[str | Path]
     fixed_work: float | None = None
+    tools: Sequence[str] = ()
 
 
 def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                   tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
                   min_cells: int = 0, instances: Sequence[str | Path] = (),
-                  fixed_work: float | None = None) -> int:
+                  fixed_work: float | None = None, tools: Sequence[str] = ()) -> int:
     """Run benchmark ``name``, print its Markdown table and write it to ``output``;
     ``instances`` are table files the interval benchmark adds to its generated tables;
     ``fixed_work``: the scale benchmark's same work on one and two workers, each subtable
-    given that many seconds, instead of its time-limited runs."""
+    given that many seconds, instead of its time-limited runs; ``tools``: the scale
+    benchmark's runs to make (:data:`cspopt.bench.scale.TOOLS`; all without)."""
     if name not in _BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}")
     text, ok = _BENCHMARKS[name](_BenchRun(output, quick, tables, time_limit, max_cells,
-                                           min_cells, tuple(instances), fixed_work))
+                                           min_cells, tuple(instances), fixed_work,
+                                           tuple(tools)))
     print(text, end="")
     _save(output, lambda _: text, None)
     return 0 if ok else 1
@@ -201,7 +204,7 @@ def _scale(run: _BenchRun) -> tuple[str, bool]:
                                        min_cells=run.min_cells),
                            time_limit=run.time_limit, instances=run.instances,
                            on_row=partial(_save, run.output, render),
-                           subtable_seconds=run.fixed_work)
+                           subtable_seconds=run.fixed_work, tools=run.tools)
     return render(rows), all(r.get("safe", False) for r in rows
                              if r["tool"].startswith("cspopt") and r["status"] != "killed")
 

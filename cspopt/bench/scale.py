@@ -6,7 +6,8 @@ The microdata are :func:`cspopt.microdata.synthetic.hierarchical_survey` (the le
 seeds are in :data:`SCALE_CASES`), rules ``P(15,1)|FREQ(3,10)``, costs the cells' values.
 Every run happens in its own process (cspopt's too: its peak memory is that process's, its
 Dask workers' included), and every pattern, cspopt's and the peer's, is judged on the whole
-table by cspopt's audit (:func:`cspopt.audit.interval_verdict`). The baseline is cspopt's
+table by cspopt's audit (:func:`cspopt.audit.interval_verdict`; cspopt's runs hand it their
+proofs, which it checks first). The baseline is cspopt's
 branch-and-cut on the whole table, run in the same benchmark.
 """
 
@@ -21,14 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
-from cspopt.audit import interval_verdict
+from cspopt.audit import interval_verdict, load_proofs
 from cspopt.bench.peer import run_child, run_tauargus_protect
 from cspopt.bench.protect import hrc_text, peer_rows_by_cell
+from cspopt.errors import InputError
 from cspopt.io import read_table
 from cspopt.microdata.protect import sensitive_table
 from cspopt.microdata.synthetic import hierarchical_survey
 
-__all__ = ["SCALE_CASES", "scale_cases", "scale_benchmark"]
+__all__ = ["SCALE_CASES", "TOOLS", "scale_cases", "scale_benchmark"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,9 @@ SCALE_CASES = {
 #: cspopt's runs: (label, method, workers)
 RUNS = (("branch-and-cut", "branch-and-cut", None), ("modular", "modular", None),
         ("modular-2w", "modular", 2), ("hypercube", "hypercube", None))
+#: the time-limited runs one can choose (``tools``): cspopt's, its default on table files,
+#: and the peer's
+TOOLS = (*(label for label, _, _ in RUNS), "auto", "MOD", "OPT")
 #: a run's options beyond the defaults: the heuristic's pattern cleaned and its gap certified
 _OPTIONS = {"hypercube": {"clean": True, "certify": True}}
 #: the fixed-work runs (``subtable_seconds``): Modular on one worker, then on two
@@ -74,6 +79,8 @@ else:
                        rules=spec["rules"], hierarchies=spec["hierarchies"],
                        method=spec["method"], time_limit=spec["time_limit"], **options).result
 seconds = time.perf_counter() - started
+from cspopt.audit import save_proofs
+save_proofs(spec["proofs"], () if r.audit is None else r.audit.proofs)
 peak = max(resource.getrusage(who).ru_maxrss for who in
            (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
 print(json.dumps({"suppressed": [int(c) for c in r.suppressed], "status": r.status.value,
@@ -98,7 +105,8 @@ def _cells(levels: dict[str, tuple[int, ...]]) -> int:
 
 
 def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=(),
-                    on_row=None, subtable_seconds: float | None = None) -> list[dict]:
+                    on_row=None, subtable_seconds: float | None = None,
+                    tools=()) -> list[dict]:
     """One row per case and tool: cspopt's :data:`RUNS` with ``time_limit`` each, then
     pytauargus ``MOD(1, m)`` and ``OPT(1, m)`` with ``m`` the limit in whole minutes; then
     cspopt's runs and ``auto`` on each table file of ``instances`` (the CSPLIB tables: no
@@ -108,10 +116,19 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
     (:data:`FIXED_RUNS`): Modular without a time limit, each subtable's solve given
     ``subtable_seconds`` (``subtable_time_limit``), the repair's groups fixed by its number
     of cells, no clean-up and no capacity LP (both run to the call's limit); the two-worker
-    row has the ``speedup`` (one worker's seconds over its own) and ``same_pattern``."""
+    row has the ``speedup`` (one worker's seconds over its own) and ``same_pattern``.
+
+    ``tools``: only these of the time-limited runs (:data:`TOOLS`; all when empty), e.g. a
+    38,000-cell table's Modular runs and MOD without the whole table's branch-and-cut."""
     rows = []
     fixed = subtable_seconds is not None
-    runs = FIXED_RUNS if fixed else RUNS
+    unknown = sorted(set(tools) - set(TOOLS))
+    if unknown or (tools and fixed):
+        raise InputError(f"--tool {', '.join(unknown or tools)}: choose runs from "
+                         f"{', '.join(TOOLS)}" + (" (the fixed work's two runs are not "
+                                                  "chosen)" if fixed else ""))
+    chosen = set(tools or TOOLS)
+    runs = FIXED_RUNS if fixed else tuple(r for r in RUNS if r[0] in chosen)
     wall = _FIXED_WALL if fixed else 3 * time_limit + 120  # a run is killed past it
     extra = {"fixed": subtable_seconds} if fixed else {}  # the child's spec of a fixed run
     with tempfile.TemporaryDirectory(prefix="cspopt-scale-") as tmp:
@@ -120,8 +137,8 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
             table = read_table(path)
             common = dict(case=Path(path).stem, cells=table.num_cells, records=None,
                           primary=int(table.sensitive.sum()))
-            for label, method, workers in (runs if fixed else
-                                           (*runs, ("auto", "auto", None))):
+            for label, method, workers in (runs if fixed else (*runs, *(
+                    [("auto", "auto", None)] if "auto" in chosen else []))):
                 spec.write_text(json.dumps(dict(table=str(path), method=method,
                                                 workers=workers, time_limit=time_limit,
                                                 options=_OPTIONS.get(method, {}),
@@ -153,7 +170,7 @@ def scale_benchmark(names: list[str], *, time_limit: float = 300.0, instances=()
             for dim, parent in hierarchies.items():
                 hrc[dim] = str(Path(tmp) / f"{dim}.hrc")
                 Path(hrc[dim]).write_text(hrc_text(parent, "Total"))
-            for peer in ("MOD", "OPT"):
+            for peer in [p for p in ("MOD", "OPT") if p in chosen]:
                 found = run_tauargus_protect(columns, dims, "turnover", RULES, hrc=hrc,
                                              minutes=max(1, math.ceil(time_limit / 60)),
                                              method=peer, wall_limit=6 * time_limit + 120)
@@ -173,10 +190,13 @@ def _cspopt_row(table, spec: Path, label: str, wall_limit: float, common: dict,
     """The row of one cspopt run (the child reads ``spec``; killed past ``wall_limit``),
     its pattern judged and named by a digest; with the ``baseline`` row of the same work on
     one worker, the ``speedup`` over it and whether the pattern is the same."""
+    proofs = spec.with_suffix(".proofs.npz")
+    spec.write_text(json.dumps(dict(json.loads(spec.read_text()), proofs=str(proofs))))
     report, failed = run_child(_CSPOPT_CHILD, [str(spec)], wall_limit)
     row = dict(common, tool=f"cspopt {label}", status=(failed or report)["status"])
     if report is not None:
-        row.update(_judged(table, report["suppressed"]), lower_bound=float(report["lower_bound"]),
+        row.update(_judged(table, report["suppressed"], load_proofs(proofs)),
+                   lower_bound=float(report["lower_bound"]),
                    seconds=float(report["seconds"]), rss_mb=float(report["rss_mb"]),
                    pattern=hashlib.sha1(json.dumps(sorted(report["suppressed"])).encode())
                    .hexdigest()[:12])
@@ -186,13 +206,16 @@ def _cspopt_row(table, spec: Path, label: str, wall_limit: float, common: dict,
     return row
 
 
-def _judged(table, suppressed) -> dict:
+def _judged(table, suppressed, proofs=()) -> dict:
     """A pattern's cost, its number of secondaries and whether it protects every sensitive
-    cell of the whole table by cspopt's audit."""
+    cell of the whole table by cspopt's audit, which checks the ``proofs`` that came with
+    the pattern first (attacker completions: one that passes the check is a proof, whoever
+    found it) and solves LPs for the sides they leave open: a 38,000-cell pattern's LPs
+    over the whole table take 10-60 s each."""
     secondary = np.setdiff1d(np.asarray(suppressed, dtype=np.int64), table.sensitive_cells)
     pattern = np.union1d(secondary, table.sensitive_cells)
     return dict(cost=float(table.costs[secondary].sum()), secondaries=int(secondary.size),
-                safe=bool(interval_verdict(table, pattern).protected))
+                safe=bool(interval_verdict(table, pattern, completions=proofs).protected))
 
 
 def _report(rows: list[dict], on_row) -> None:

@@ -331,6 +331,7 @@ def certify(
     time_limit: float | None = 30.0,
     model: str = OPTIONS["model"].default,
     max_iterations: int = OPTIONS["max_iterations"].default,
+    proofs: Iterable | None = None,
     **options,
 ) -> SolveResult:
     """Audit an outside pattern and certify its gap to the best bound cspopt can prove.
@@ -350,17 +351,26 @@ def certify(
     when the search finished, so ``lower_bound`` is the optimum and the pattern is
     provably not optimal (the cheaper pattern's cost is in ``history``); ``"time_limit"``
     when the budget ran out.
+
+    ``proofs`` (interval protection): attacker completions ``(cells, deviations)`` that
+    came with the pattern (:attr:`cspopt.audit.AuditResult.proofs` of an earlier audit or
+    solve, :func:`cspopt.audit.proofs.load_proofs` of a saved one). The audit checks each
+    and solves LPs only for the sides they leave unproven: a large pattern is judged in
+    seconds where its LPs over the whole table take minutes; the verdict is the same.
     """
     check_limits(options, time_limit=time_limit, max_iterations=max_iterations)
     budget = Budget(time_limit)
     protection = resolve_protection(table, protection)
     refuse_inapplicable(dict(options, model=model, max_iterations=max_iterations),
                         protection=protection, method="auto")
+    if proofs is not None and protection != "interval":
+        raise InputError("proofs (attacker completions) certify interval protection; this "
+                         "call judges exact disclosure")
     mask = table.pattern(suppressed)
     pattern = tuple(int(c) for c in np.flatnonzero(mask & ~table.sensitive))
     if protection == "interval":
         options = _interval_instance_options(table, options)
-        checked = interval_verdict(table, pattern)
+        checked = interval_verdict(table, pattern, completions=proofs or ())
         # the pattern, when safe, is the incumbent to beat: only the bound has to move
         solved = solve_branch_and_cut(table, time_limit=time_limit,
                                       mip_start=pattern if checked.protected else None,

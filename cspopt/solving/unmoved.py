@@ -19,12 +19,11 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-import scipy.sparse as sp
 
 from cspopt.audit import interval_verdict
-from cspopt.audit.judge import TOLERANCE, side_proven, tolerance_for
+from cspopt.audit.proofs import covering_proofs
 
-__all__ = ["publish_unmoved", "covering_proofs"]
+__all__ = ["publish_unmoved"]
 
 log = logging.getLogger(__name__)
 
@@ -57,90 +56,3 @@ def publish_unmoved(inst, y: np.ndarray, proofs: list
     log.info("published %d suppressions no proof moves (weight %g)",
              np.count_nonzero(on & ~kept), float(cost[inst.candidates[on & ~kept]].sum()))
     return kept.astype(float), checked, chosen
-
-
-def covering_proofs(table, suppressed: np.ndarray, proofs: list,
-                    cost: np.ndarray) -> list | None:
-    """Completions from ``proofs`` (each ``(cells, deviations)``, taken with either sign where
-    it stays within the a-priori bounds) that prove every side of every sensitive cell of
-    ``table`` as the interval verdict asks (:meth:`cspopt.audit.AttackerLP.verdict`: moved
-    strictly away from its value and at least its level on each side, the moves spanning its
-    sliding level), chosen to move little ``cost`` (per cell) in total: the sides with fewest
-    proofs first, each by the proof that adds the least cost to what the chosen ones move.
-    ``None`` where ``proofs`` leave a side unproven. Only completions whose cells are all in
-    ``suppressed`` (a mask) are used."""
-    rows = _signed_proofs(table, suppressed, proofs)
-    if rows is None:
-        return None
-    moves, signed = rows
-    sensitive = np.flatnonzero(table.sensitive)
-    on_sensitive = moves[:, sensitive]
-    by_cell, by_proof = on_sensitive.tocsc(), on_sensitive.tocsr()
-    tol = tolerance_for(table.values[sensitive], TOLERANCE)
-    up, down = table.upper_protection[sensitive], table.lower_protection[sensitive]
-    width = table.sliding_protection[sensitive]
-    support = moves.copy()
-    support.data = np.ones_like(support.data)
-    covers = []  # per side (a cell's upward, then its downward): the proofs that cover it
-    for j in range(sensitive.size):
-        where = slice(by_cell.indptr[j], by_cell.indptr[j + 1])
-        r, d = by_cell.indices[where], by_cell.data[where]
-        covers.append(r[side_proven(d, up[j], tol[j])])
-        covers.append(r[side_proven(-d, down[j], tol[j])])
-    if any(c.size == 0 for c in covers):
-        return None
-    chosen: list[int] = []
-    open_cost = np.asarray(cost, dtype=float).copy()  # cost of cells no chosen proof moves
-    high, low = np.zeros(sensitive.size), np.zeros(sensitive.size)
-
-    def choose(r: int) -> None:
-        chosen.append(r)
-        open_cost[support.indices[support.indptr[r]:support.indptr[r + 1]]] = 0.0
-        where = slice(by_proof.indptr[r], by_proof.indptr[r + 1])
-        cells, d = by_proof.indices[where], by_proof.data[where]
-        high[cells] = np.maximum(high[cells], d)
-        low[cells] = np.minimum(low[cells], d)
-
-    for side in np.argsort([c.size for c in covers], kind="stable").tolist():
-        j, upward = side // 2, side % 2 == 0
-        if (side_proven(high[j], up[j], tol[j]) if upward
-                else side_proven(-low[j], down[j], tol[j])):
-            continue
-        candidates = covers[side]
-        choose(int(candidates[np.argmin(support[candidates] @ open_cost)]))
-    for j in np.flatnonzero(high - low < width - tol).tolist():  # the sliding level
-        where = slice(by_cell.indptr[j], by_cell.indptr[j + 1])
-        r, d = by_cell.indices[where], by_cell.data[where]
-        for best in {int(r[np.argmax(d)]), int(r[np.argmin(d)])} - set(chosen):
-            choose(best)
-    if np.any(high - low < width - tol):
-        return None
-    return [signed[r] for r in chosen]
-
-
-def _signed_proofs(table, suppressed: np.ndarray, proofs: list):
-    """``(moves, signed)``: the completions of ``proofs`` within ``suppressed`` and their
-    negations, those within the a-priori bounds (to the audit's slack), as a sparse matrix
-    of deviations (one row each) and as ``(cells, deviations)``; ``None`` if there are
-    none."""
-    values = table.values
-    slack = tolerance_for(np.abs(values), TOLERANCE)
-    lower, upper = table.apriori_lower - values, table.apriori_upper - values
-    signed, indptr, indices, data = [], [0], [], []
-    for cells, deviations in proofs:
-        cells = np.asarray(cells, dtype=np.int64)
-        deviations = np.asarray(deviations, dtype=float)
-        if not suppressed[cells].all():
-            continue
-        for d in (deviations, -deviations):
-            if (np.all(d >= lower[cells] - slack[cells])
-                    and np.all(d <= upper[cells] + slack[cells])):
-                signed.append((cells, d))
-                indices.append(cells)
-                data.append(d)
-                indptr.append(indptr[-1] + cells.size)
-    if not signed:
-        return None
-    moves = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.asarray(indptr)),
-                          shape=(len(signed), table.num_cells))
-    return moves, signed
