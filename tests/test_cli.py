@@ -44,8 +44,8 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
           "exact"], "not a network"),
         (["audit", EX1, "--requirement", "exact", "--verdict"],
          "--verdict decides the interval requirement"),
-        (["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact"],
-         "solve with interval protection (--protection interval)"),
+        (["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact", "--method",
+          "lagrangian"], "solved by method 'auto' or 'branch-and-cut' (cover cuts)"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
@@ -91,8 +91,10 @@ def test_solve_command(capsys):
     assert main(["solve", EX1, "--solver", "scip", "--route", "pyomo", "--method", "mip",
                  "--protection", "exact"]) == 0
     assert "proven optimal" in capsys.readouterr().out
-    assert main(["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact"]) == 2
-    assert "2-D tables" in capsys.readouterr().err
+    # beyond 2-D, exact disclosure by the cover cuts (the Lagrangian's (P) is 2-D only)
+    assert main(["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "bc(cover)/highs"
 
 
 def test_exact_benchmark_smoke():

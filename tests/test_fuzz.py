@@ -21,7 +21,7 @@ from oracles import brute_force, cube_table
 
 import cspopt
 from cspopt.audit import audit
-from cspopt.errors import InputError, NotNetworkError
+from cspopt.errors import InputError
 from cspopt.solving.heuristic import HEURISTICS
 from cspopt.table import Table
 
@@ -119,14 +119,13 @@ def _check(table: Table, requirement: str) -> None:
     if requirement == "interval":
         methods = [dict(method="auto"), dict(method="mip"),
                    dict(method="auto", separation="lp")]
-    else:
+    elif table.is_network:
         methods = [dict(method="auto"), dict(method="branch-and-cut"), dict(method="mip")]
-    try:
-        results = [_solve(table, requirement, options) for options in methods]
-    except NotNetworkError:  # exact models are stated on 2-D tables: a typed refusal
-        assert requirement == "exact"
-        return
-    results.append(cspopt.bound(table, protection=requirement))
+    else:  # exact disclosure beyond 2-D: the cover cuts' branch-and-cut
+        methods = [dict(method="auto"), dict(method="branch-and-cut")]
+    results = [_solve(table, requirement, options) for options in methods]
+    if requirement == "interval" or table.is_network:
+        results.append(cspopt.bound(table, protection=requirement))
     if requirement == "interval":
         results += _heuristics(table)
     if optimum is None:

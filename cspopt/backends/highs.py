@@ -125,6 +125,17 @@ TERMINATION = {
 }
 
 
+#: the statuses of an LP whose objective is unbounded (a feasible LP: ``d = 0`` is)
+UNBOUNDED = (_HS.kUnbounded, _HS.kUnboundedOrInfeasible)
+
+
+def set_integrality(h: highspy.Highs, integer: bool) -> None:
+    """Make every column of ``h`` integer, or continuous (its LP relaxation)."""
+    n = h.getNumCol()
+    kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, kind))
+
+
 def run_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsModelStatus:
     """Run ``h`` for at most ``seconds`` more (HiGHS's ``kTimeLimit`` past them), its time
     limit lifted again after: HiGHS counts the limit against the model's run time over all

@@ -116,23 +116,19 @@ def solve(
     Parameters
     ----------
     table : Table
-        A 2-D (network) table for exact disclosure; any linear table for protection
-        intervals.
+        Any linear table.
     method : {"auto", "lagrangian", "mip", "branch-and-cut", "modular", heuristic}
-        Exact disclosure: ``lagrangian``: heuristic + Lagrangian dual only; ``mip``: the
-        compact MIP only (:func:`cspopt.solve_exact`, on ``solver`` with ``threads``);
-        ``branch-and-cut``: the branch-and-cut on ``x`` with cut-set constraints only
-        (:func:`cspopt.solving.cutset.solve_cutset`, SCIP); ``auto``: Lagrangian, then
-        that branch-and-cut from the incumbent if a gap remains. Interval protection:
+        Exact disclosure on 2-D tables: ``lagrangian`` (heuristic + Lagrangian dual), ``mip``
+        (the compact MIP, :func:`cspopt.solve_exact`), ``branch-and-cut`` (on ``x`` with
+        cut-set constraints, SCIP), ``auto`` (Lagrangian, then that branch-and-cut); on
+        other tables ``auto`` and ``branch-and-cut`` are the cover cuts' branch-and-cut
+        (:func:`~cspopt.solving.exact_cover.solve_exact_cover`). Interval protection:
         ``auto`` or ``branch-and-cut`` (capacity cuts, SCIP), ``modular`` (also ``auto``'s
         where :func:`~cspopt.solving.modular.modular_fits`), ``mip`` (the compact model,
-        HiGHS), or a heuristic of :data:`cspopt.methods.METHOD_TABLE` (``castro``,
-        ``sp``, ``hypercube``, ``pbp``, ``gensup``, ``ga``, ``ls``, ``capped``).
+        HiGHS), or a heuristic of :data:`cspopt.methods.METHOD_TABLE`.
     protection : {"auto", "exact", "interval"}
-        ``exact`` solves the exact-disclosure problem (the other parameters);
-        ``interval`` the protection-interval problem by branch-and-cut
-        (:func:`cspopt.solving.solve_branch_and_cut`; ``method`` ``auto``, ``mip``
-        for the compact model). ``auto`` (default, as in :func:`certify` and the CLI) picks
+        ``exact`` solves the exact-disclosure problem, ``interval`` the protection-interval
+        problem. ``auto`` (default, as in :func:`certify` and the CLI) picks
         ``interval`` when sensitive cells carry protection levels: a pattern that only
         stops exact disclosure can leave a cell inside its protection interval.
     model : {"auto", "P", "PN"}
@@ -192,6 +188,9 @@ def solve(
     if protection == "interval":
         return _solve_interval(table, method, given, time_limit=time_limit, gap=gap,
                                verbose=verbose, progress=progress, start=start)
+    if instance is None and method in ("auto", "branch-and-cut") and not table.is_network:
+        return _solve_exact_linear(table, model, options, multipliers=multipliers, dual=dual,
+                                   time_limit=time_limit, gap=gap, start=start, progress=progress)
     if method == "mip":
         return solve_exact(table, model=model, relax=relax, solver=solver, route=route,
                            time_limit=time_limit, gap=gap, threads=threads, verbose=verbose,
@@ -203,6 +202,31 @@ def solve(
     return run_pipeline(inst, method=method, dual=dual, budget=budget,
                         max_iterations=max_iterations, multipliers=multipliers, start=start,
                         gap=gap, verbose=verbose, progress=progress)
+
+
+def _solve_exact_linear(table, model: str, options: Mapping, *, multipliers, dual,
+                        time_limit, gap, start, progress) -> SolveResult:
+    """:func:`solve` for exact disclosure on a table that is not a network (3-D,
+    hierarchical, linked): the cover cuts' cutting-plane solve
+    (:func:`~cspopt.solving.exact_cover.solve_exact_cover`), which has no Lagrangian and no
+    ``tau`` threshold: those options, set, are refused by name."""
+    from cspopt.solving.exact_cover import solve_exact_cover
+
+    for name, value in (("multipliers", multipliers), ("dual", dual),
+                        ("tau", options.get("tau", OPTIONS["tau"].default))):
+        if value is None or (name != "multipliers" and value == OPTIONS[name].default):
+            continue
+        raise InputError(f"{name} (--{name.replace('_', '-')}): exact disclosure on a table "
+                         "that is not 2-D runs the cover cuts' branch-and-cut, which does not "
+                         f"take it ((P)/(P_N) with the Lagrangian are stated on 2-D tables)")
+    return solve_exact_cover(table, model=model, time_limit=time_limit, gap=gap,
+                             mip_start=start, progress=progress, **_cover_options(options))
+
+
+def _cover_options(options: Mapping) -> dict:
+    """The instance options the cover cuts' solve takes."""
+    return {k: options[k] for k in ("weights", "must_publish", "publish_totals",
+                                    "publish_zeros") if k in options}
 
 
 def _spread(given: Mapping) -> dict:
@@ -299,6 +323,11 @@ def bound(
         runs = {"auto": capacity_bound, "capacity": capacity_bound,
                 "lp": partial(solve_interval, relax=True), "mip": solve_branch_and_cut}
         return _bound_only(runs[method](table, time_limit=time_limit, **options))
+    if instance is None and method in ("auto", "mip") and not table.is_network:
+        from cspopt.solving.exact_cover import solve_exact_cover  # the cover cuts' bound
+
+        return _bound_only(solve_exact_cover(table, model=model, time_limit=time_limit,
+                                             **_cover_options(options)))
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)
@@ -378,6 +407,17 @@ def certify(
         weights, _ = suppression_options(table, options.get("weights"))
         model_name, lower, history = "FS", solved.lower_bound, solved.history
         unsafe, safe, size = solved.unsafe, solved.safe, solved.model_size
+        multipliers, stopped = None, solved.termination
+    elif not table.is_network:  # exact disclosure beyond 2-D: the cover cuts' bound
+        from cspopt.solving.exact_cover import exact_audit, solve_exact_cover
+
+        checked = exact_audit(table, model, pattern)
+        solved = solve_exact_cover(table, model=model, time_limit=time_limit,
+                                   mip_start=pattern if checked.protected else None,
+                                   **_cover_options(options))
+        weights, _ = suppression_options(table, options.get("weights"))
+        model_name, lower, history = solved.model, solved.lower_bound, solved.history
+        unsafe, safe, size = tuple(map(int, table.sensitive_cells)), (), solved.model_size
         multipliers, stopped = None, solved.termination
     else:
         inst = _instance(table, model, options)

@@ -186,8 +186,9 @@ def build_instance(
         net = table.network()
     except NotNetworkError as exc:
         raise NotNetworkError(
-            f"(P) and (P_N) are stated on 2-D tables: {exc}; on other tables give the "
-            "sensitive cells protection levels (lpl/upl/spl) and solve with interval "
+            f"(P) and (P_N) are stated on 2-D tables: {exc}; on other tables exact "
+            "disclosure is solved by method 'auto' or 'branch-and-cut' (cover cuts), or give "
+            "the sensitive cells protection levels (lpl/upl/spl) and solve with interval "
             "protection (--protection interval)") from None
     n = table.num_cells
     weights, published = suppression_options(table, weights, must_publish,

@@ -1,0 +1,114 @@
+"""Exact disclosure beyond 2-D (cspopt.solving.exact_cover): the cover cuts' branch-and-cut
+on 3-D and hierarchical tables, against brute force, its bound below the optimum, a table
+where exact and interval protection differ, certify and bound, and the cells no pattern can
+protect named before any solve. (Tiny random 3-D and hierarchical tables are also checked
+against brute force by tests/test_fuzz.py.)"""
+
+import json
+
+import numpy as np
+import pytest
+from oracles import brute_force, cube_table, small_cube
+
+import cspopt
+from cspopt.audit import audit
+from cspopt.cli import main
+from cspopt.errors import InfeasibleProtectionError, InputError
+from cspopt.io import write_table
+from cspopt.models.exact.cover import ExactAttacker
+from cspopt.table.generators import hierarchical_2d
+
+
+def _exact(table):
+    return table.replace(lower_protection=0.0, upper_protection=0.0)
+
+
+def _margins(shape) -> list[int]:
+    return [c for c in range(int(np.prod(shape)))
+            if any(i == s - 1 for i, s in zip(np.unravel_index(c, shape), shape))]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_3d_tables_optimum_is_brute_forces(seed):
+    """2x2x2 internal cells of random values, two sensitive, the margins published (so
+    brute force can try every pattern): the proven optimum is brute force's, audited."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 30, size=(2, 2, 2)).astype(float)
+    sensitive = np.zeros(8, dtype=bool)
+    sensitive[rng.choice(8, size=2, replace=False)] = True
+    table = _exact(cube_table(values, sensitive.reshape(2, 2, 2), "value", 0.0, 1.0))
+    margins = _margins((3, 3, 3))
+    result = cspopt.solve(table, protection="exact", must_publish=margins)
+    fixed = table.replace(status=np.where(np.isin(np.arange(27), margins), "z", table.status))
+    optimum = brute_force(fixed, "exact")
+    assert result.method == "bc(cover)/highs" and result.status == "optimal"
+    assert result.objective == pytest.approx(optimum)
+    assert result.lower_bound <= optimum + 1e-9
+    assert audit(table, result.suppressed, requirement="exact").protected
+
+
+def test_a_hierarchical_table_is_solved_and_certified():
+    table = _exact(hierarchical_2d(4, 3, seed=1))
+    assert not table.is_network
+    result = cspopt.solve(table, protection="exact", time_limit=60)
+    assert result.has_pattern and result.lower_bound <= result.objective
+    assert audit(table, result.suppressed, requirement="exact").protected
+    certified = cspopt.certify(table, result.suppressed, protection="exact", time_limit=60)
+    assert certified.audit.protected and certified.lower_bound <= result.objective
+    bound = cspopt.bound(table, protection="exact", time_limit=60)
+    assert bound.status == "bound_only" and bound.lower_bound <= result.objective + 1e-9
+
+
+def test_exact_and_interval_protection_differ():
+    """A sensitive cell of 100 among cells of 1: the 2x2x2 box of its neighbours stops exact
+    disclosure (cost 7), but moves it by 1 only; its 50 % interval needs the margins."""
+    values = np.ones((2, 2, 2))
+    values[0, 0, 0] = 100
+    sensitive = np.zeros((2, 2, 2), dtype=bool)
+    sensitive[0, 0, 0] = True
+    table = cube_table(values, sensitive, "value", 0.5, 1.0)
+    exact = cspopt.solve(_exact(table), protection="exact")
+    interval = cspopt.solve(table, protection="interval")
+    assert exact.status == interval.status == "optimal"
+    assert exact.objective == 7 < interval.objective
+    assert not audit(table, exact.suppressed, requirement="interval").protected
+    assert audit(_exact(table), interval.suppressed, requirement="exact").protected
+
+
+def test_the_cuts_are_proofs():
+    """At the primaries alone every sensitive cell of a cube is computable, and each cover
+    the attacker gives leaves it computable with every other cell suppressed."""
+    table = _exact(small_cube())
+    candidates = np.flatnonzero(~table.sensitive)
+    attacker = ExactAttacker(table, candidates)
+    alone = attacker.is_sensitive.astype(float)
+    assert attacker.computed(alone).tolist() == [0]
+    cover = attacker.cover(alone, 0)
+    assert cover is not None and cover.size
+    outside = np.setdiff1d(candidates, cover)
+    assert not audit(table, outside, requirement="exact").protected
+
+
+def test_a_cell_no_pattern_protects_is_named():
+    """Cell 0 of the cube is its line's only suppressible cell once cells 9 and 18 must be
+    published; and a cell its bounds pin cannot move: both refused before any solve."""
+    table = _exact(small_cube())
+    with pytest.raises(InfeasibleProtectionError, match="cell 0") as error:
+        cspopt.solve(table, protection="exact", must_publish=[9, 18])
+    assert error.value.cell == 0
+    with pytest.raises(InputError, match="0"):
+        cspopt.solve(table.replace(apriori_lower=table.values, apriori_upper=table.values),
+                     protection="exact")
+
+
+def test_lagrangian_options_are_refused_beyond_2d():
+    with pytest.raises(InputError, match="dual"):
+        cspopt.solve(_exact(small_cube()), protection="exact", dual="subgradient")
+
+
+def test_the_command_solves_exact_disclosure_on_a_3d_table(tmp_path, capsys):
+    path = tmp_path / "cube.json"
+    write_table(_exact(small_cube()), path)
+    assert main(["solve", str(path), "--protection", "exact", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "optimal" and result["objective"] == 35
