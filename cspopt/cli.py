@@ -570,7 +570,8 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
                         "size)")
     p.add_argument("--instance", action="append", default=[], metavar="FILE",
                    help="a table file the interval, limits and scale benchmarks add to "
-                        "their generated tables (repeatable; e.g. the CSPLIB tables)")
+                        "their generated tables (repeatable; e.g. the CSPLIB tables); exact: "
+                        "exact disclosure on these files instead of the paper's design")
     p.add_argument("--tool", action="append", default=[], metavar="RUN",
                    help="scale: make only this run (repeatable; default all: "
                         "branch-and-cut, modular, modular-2w, hypercube, auto, MOD, OPT)")

@@ -147,6 +147,16 @@ def run_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsMode
     return h.getModelStatus()
 
 
+def run_mip_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsModelStatus:
+    """Run the MIP in ``h`` for at most ``seconds`` (:func:`run_within` for a MIP: HiGHS's
+    MIP solver counts its limit from the start of each run, so a limit set from the
+    model's total run time, as LPs need, let a re-solved MIP run minutes past it)."""
+    h.setOptionValue("time_limit", seconds if math.isfinite(seconds) else highspy.kHighsInf)
+    h.run()
+    h.setOptionValue("time_limit", highspy.kHighsInf)
+    return h.getModelStatus()
+
+
 def run_highs(program: LinearProgram, *, relax: bool, time_limit=None, gap=1e-6, threads=None,
               verbose=False, start=None, integrality_tolerance=None) -> SolverOutcome:
     """Pass one model to HiGHS in a single call and read back what the caller needs.

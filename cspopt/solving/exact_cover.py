@@ -32,9 +32,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.audit import audit
-from cspopt.backends.highs import INF, OPTIMAL, new_highs, run_within, set_integrality
+from cspopt.backends.highs import (
+    INF,
+    OPTIMAL,
+    new_highs,
+    run_mip_within,
+    run_within,
+    set_integrality,
+)
 from cspopt.budget import Budget
 from cspopt.errors import InfeasibleProtectionError
+from cspopt.heuristics.elimination import eliminate
 from cspopt.models.exact import modelled_table
 from cspopt.models.exact.cover import ExactAttacker
 from cspopt.models.suppression import suppression_options
@@ -53,8 +61,10 @@ _VIOLATED = 1e-6
 _PRUNE_SHARE = 0.2
 #: seconds of the first MIP of the master loop (doubled while its points bring no cut)
 _FIRST_SLICE = 5.0
-#: the share of the time limit the interval start may take
-_START_SHARE = 0.2
+#: the share of the time limit the interval start may take, and the most candidates it
+#: runs for (beyond, its branch-and-cut overran its share and found nothing better than
+#: the elimination: docs/bench/exact.md)
+_START_SHARE, _INTERVAL_START_UP_TO = 0.2, 1_000
 
 
 def exact_audit(table, model: str, suppressed):
@@ -111,13 +121,15 @@ def solve_exact_cover(table, *, model: str = "auto", time_limit: float | None = 
                  budget, gap, progress)
     with budget.phase("preprocessing"):
         loop.refuse_unprotectable()
-        loop.take(np.ones(loop.candidates.size), "everything")
         if mip_start is not None:
             start = np.isin(loop.candidates, np.asarray(list(mip_start), dtype=np.int64))
             if loop.safe(start):
                 loop.take(loop.prune(start.astype(float)), "start")
-    with budget.phase("interval_start"):
-        loop.interval_start(published)
+    with budget.phase("elimination"):  # GaussSuppression's order: dearest published first
+        loop.eliminated(np.zeros(loop.candidates.size), "elimination")
+    if loop.candidates.size <= _INTERVAL_START_UP_TO:
+        with budget.phase("interval_start"):
+            loop.interval_start(published)
     with budget.phase("root"):
         loop.root()
     with budget.phase("master"):
@@ -170,12 +182,13 @@ class _Loop:
     def safe(self, y: np.ndarray) -> bool:
         return bool(self.judged(y).protected)
 
-    def take(self, y: np.ndarray, how: str) -> bool:
-        """Make the audited ``y`` the incumbent if it is cheaper."""
+    def take(self, y: np.ndarray, how: str, checked=None) -> bool:
+        """Make the audited ``y`` the incumbent if it is cheaper (``checked``: its audit,
+        where already made)."""
         cost = float(self.weights @ y)
         if cost >= self.objective - 1e-9:
             return False
-        checked = self.judged(y)
+        checked = self.judged(y) if checked is None else checked
         if not checked.protected:
             return False
         self.y, self.objective, self.checked = np.asarray(y, dtype=float), cost, checked
@@ -191,13 +204,14 @@ class _Loop:
 
     def refuse_unprotectable(self) -> None:
         """Name a sensitive cell no pattern protects (bounds that pin it, or computable with
-        every candidate suppressed), before any solve."""
+        every candidate suppressed, by the audit), before any solve; else that pattern is
+        the first incumbent."""
         everything = np.ones(self.candidates.size)
-        stuck = self.attacker.computed(self.rooms(everything))
-        if not stuck.size and self.integer:
-            stuck = np.asarray(self.judged(everything).exposed, dtype=np.int64)
-        if stuck.size:
-            cell = int(stuck[0])
+        checked = self.judged(everything)
+        if checked.protected:  # the first incumbent
+            self.take(everything, "everything", checked)
+        else:
+            cell = int(checked.exposed[0])
             raise InfeasibleProtectionError(
                 f"exact protection of {self.table.describe(cell)} is impossible: it is "
                 "computable from the published cells even with every cell that may be "
@@ -232,7 +246,9 @@ class _Loop:
         """Cuts for every cell computable at the 0/1 point ``y``; their number."""
         rooms = self.rooms(y)
         added = 0
-        for cell in self.attacker.computed(rooms).tolist():
+        for cell in self.attacker.computed(rooms, self.budget).tolist():
+            if self.budget.expired():
+                break
             added += self.add_cut(self.cut_at(y, cell))
         if not added and self.integer:  # the LP moves them all: ask for integer steps
             for cell in self.judged(y).exposed:
@@ -246,6 +262,7 @@ class _Loop:
         h = self.highs
         set_integrality(h, False)
         share = self.budget.share(_ROOT_SHARE)
+        y = None
         try:
             for _ in range(_ROOT_ROUNDS):
                 if share.expired() or run_within(h, share.remaining()) != OPTIMAL:
@@ -265,6 +282,8 @@ class _Loop:
                     break
         finally:
             set_integrality(h, True)
+        if y is not None and not self.budget.expired():
+            self.eliminated(y, "root elimination")
 
     def master(self) -> None:
         """The MIP over the cuts, its points checked and cut off until the audit accepts an
@@ -275,7 +294,7 @@ class _Loop:
         h.setOptionValue("mip_rel_gap", self.gap)
         slice_ = _FIRST_SLICE
         while not self.budget.expired():
-            status = run_within(h, min(slice_, self.budget.remaining()))
+            status = run_mip_within(h, min(slice_, self.budget.remaining()))
             info = h.getInfo()
             proven = status == OPTIMAL
             bound = info.objective_function_value if proven else info.mip_dual_bound
@@ -290,7 +309,7 @@ class _Loop:
             y = np.round(np.asarray(h.getSolution().col_value))
             if self.separate(y):
                 if not self.budget.expired():
-                    self.complete(y)
+                    self.eliminated(y, "master elimination")
                 self.record("master")
                 continue
             # the attacker moves every cell at y: the audit decides
@@ -310,10 +329,20 @@ class _Loop:
                 self.termination = "gap_limit"
                 break
 
+    def eliminated(self, y: np.ndarray, how: str) -> None:
+        """The pattern Gaussian elimination (:mod:`cspopt.heuristics.elimination`) makes
+        publishing first the cells ``y`` (a point over the candidates) suppresses least,
+        dearest first among equals; where bounds the elimination does not see leave a cell
+        computable, completed by :meth:`complete`."""
+        order = np.lexsort((-self.weights, np.round(np.asarray(y, dtype=float), 6)))
+        found = eliminate(self.table, self.candidates, order).astype(float)
+        if self.weights @ found < self.objective - 1e-9 and not self.take(found, how):
+            self.complete(found)  # cheaper, but a bound leaves a cell computable
+
     def complete(self, y: np.ndarray) -> None:
-        """A safe pattern from the master's ``y``: each computable cell's cut gets its
-        cheapest cell until none is left, then the suppressions that protect nothing are
-        dropped, dearest first (delete-and-check), within a share of the time left."""
+        """A safe pattern from ``y``: each computable cell's cut gets its cheapest cell
+        until none is left, then the suppressions that protect nothing are dropped, dearest
+        first (delete-and-check), within a share of the time left."""
         y = y.copy()
         while not self.budget.expired():
             stuck = self.attacker.computed(self.rooms(y))

@@ -140,10 +140,16 @@ class ExactAttacker:
             return True
         return any(self.side(rooms, cell, upward)[0] > MOVES for upward in (True, False))
 
-    def computed(self, rooms: np.ndarray) -> np.ndarray:
-        """The sensitive cells no completion moves under the 0/1 pattern ``rooms``."""
-        return np.array([c for c in self.sensitive.tolist() if not self.moves(rooms, c)],
-                        dtype=np.int64)
+    def computed(self, rooms: np.ndarray, budget=None) -> np.ndarray:
+        """The sensitive cells no completion moves under the 0/1 pattern ``rooms`` (those
+        found before ``budget``, a :class:`~cspopt.budget.Budget`, ends)."""
+        found = []
+        for cell in self.sensitive.tolist():
+            if budget is not None and budget.expired():
+                break
+            if not self.moves(rooms, cell):
+                found.append(cell)
+        return np.asarray(found, dtype=np.int64)
 
     # -- the cuts ----------------------------------------------------------------------
     def cover(self, rooms: np.ndarray, cell: int, *, floor: float = FLOOR) -> np.ndarray | None:
