@@ -150,3 +150,19 @@ def test_elimination_publishes_what_the_audit_lets_it(seed):
                      integer=False).protected:
             suppressed[position] = True
     assert np.array_equal(found, suppressed)
+
+
+@pytest.mark.parametrize("response", ["turnover", None])
+def test_microdata_with_a_hierarchy_is_protected_from_exact_disclosure(response):
+    """``protect(..., protection="exact")`` on province (in regions) x activity, magnitude
+    and frequency (count) tables: the cover cuts' optimum, through the exact audit."""
+    from helpers import INSTANCES
+
+    protected = cspopt.protect(INSTANCES / "survey.csv", ["province", "activity"],
+                               response=response, rules="FREQ(3,10)",
+                               hierarchies={"province": INSTANCES / "province.hrc"},
+                               protection="exact", time_limit=60)
+    result = protected.result
+    assert result.method == "bc(cover)/highs" and result.has_pattern
+    assert result.lower_bound <= result.objective
+    assert audit(protected.table, result.suppressed, requirement="exact").protected

@@ -13,9 +13,14 @@ rounds of the LP relaxation separated at its fractional points (the root), then 
 over the cuts found so far (HiGHS), its optimum checked by the attacker and, where a cell is
 computable, cut off and solved again. Every master optimum is a valid lower bound (the
 master is a relaxation), and a master solution that the independent audit accepts is
-optimal. Between rounds each master solution is completed to a safe pattern (each
-computable cell's cut gets its cheapest cell) and pruned (delete-and-check, Almeida, Schütz
-& Carvalho 2008 §5): the incumbent. For integer completions ((P_N) on an integer table), a
+optimal. The incumbents come from Gaussian elimination (:mod:`cspopt.heuristics.
+elimination`, GaussSuppression's idea): first in its own order (the dearest cells published
+first), then publishing first the cells the root's LP point and each master point suppress
+least; where a bound leaves a cell computable, the pattern is completed (each computable
+cell's cut gets its cheapest cell) and pruned (delete-and-check, Almeida, Schütz &
+Carvalho 2008 §5). On tables of up to :data:`_INTERVAL_START_UP_TO` candidates, the
+interval branch-and-cut's pattern for width-1 intervals is tried too. For integer
+completions ((P_N) on an integer table), a
 cell the LP moves but no integer completion does is cut off by the no-good cut (its
 suppressions' complement), valid because fewer suppressions never protect more.
 
