@@ -49,7 +49,7 @@ from cspopt.budget import Budget
 from cspopt.errors import InfeasibleProtectionError
 from cspopt.heuristics.elimination import eliminate
 from cspopt.models.exact import modelled_table
-from cspopt.models.exact.cover import ExactAttacker
+from cspopt.models.exact.cover import FLOOR, ExactAttacker
 from cspopt.models.suppression import suppression_options
 from cspopt.result import SolveResult, integral_bound, relative_gap
 from cspopt.solving.exact_mip import choose_model
@@ -219,9 +219,9 @@ class _Loop:
             cell = int(checked.exposed[0])
             raise InfeasibleProtectionError(
                 f"exact protection of {self.table.describe(cell)} is impossible: it is "
-                "computable from the published cells even with every cell that may be "
-                "suppressed suppressed (its a-priori bounds pin it, or its relations leave "
-                "it alone)", cell=cell)
+                "computable from the published cells even with every suppressible cell "
+                "suppressed (its a-priori bounds pin it, or its relations leave it alone)",
+                cell=cell)
 
     # -- cuts --------------------------------------------------------------------------
     def add_cut(self, cells: np.ndarray) -> bool:
@@ -235,13 +235,12 @@ class _Loop:
         return True
 
     def cut_at(self, y: np.ndarray, cell: int) -> np.ndarray:
-        """A cut that the 0/1 point ``y`` violates and every pattern leaving ``cell``
-        computable satisfies not: the attacker's cover with the floor, else without it, else
-        the no-good cut."""
+        """A cut that the 0/1 point ``y``, where ``cell`` is computable, violates and
+        every pattern protecting ``cell`` satisfies: the attacker's cover with the floor,
+        else without it, else the no-good cut."""
         rooms = self.rooms(y)
-        for floor in (None, 0.0):
-            found = (self.attacker.cover(rooms, cell) if floor is None
-                     else self.attacker.cover(rooms, cell, floor=floor))
+        for floor in (FLOOR, 0.0):
+            found = self.attacker.cover(rooms, cell, floor=floor)
             if found is not None and not np.any(y[np.searchsorted(self.candidates,
                                                                   found)] > 0.5):
                 return found
