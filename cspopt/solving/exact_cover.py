@@ -414,6 +414,7 @@ class _Loop:
             method="bc(cover)/highs", model="PN" if self.integer else "P",
             termination=self.termination, lower_bound=lower,
             suppressed=tuple(int(c) for c in self.cells(self.y)), objective=self.objective,
-            audit=self.checked, proof="mip", timings=timings, history=tuple(self.history),
+            audit=self.checked, proof="mip", unsafe=self.table.sensitive_cells,
+            timings=timings, history=tuple(self.history),
             model_size=dict(variables=int(self.candidates.size), constraints=len(self.cuts),
                             nonzeros=int(sum(map(len, self.cuts)))))
