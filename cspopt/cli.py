@@ -135,12 +135,18 @@ def _proofs_options(p: argparse.ArgumentParser, *, read: bool) -> None:
                         "completions any audit checks without an LP (a later --proofs)")
 
 
-def _read_proofs(args: argparse.Namespace) -> list:
+def _read_proofs(args: argparse.Namespace, protection: str = "interval") -> list:
     """The proofs ``--proofs`` names (``None`` without it); ``--save-proofs``' file is checked
-    writable here, before any work."""
+    writable here, before any work, and both are refused where ``protection`` (resolved) is
+    exact disclosure, which keeps no proofs."""
     from cspopt.audit.proofs import load_proofs
     from cspopt.io import check_writable
 
+    given = [f for f, v in (("--proofs", getattr(args, "proofs", None)),
+                            ("--save-proofs", args.save_proofs)) if v is not None]
+    if given and protection != "interval":
+        raise InputError(f"{given[0]}: proofs (attacker completions) come with interval "
+                         "protection; this run judges exact disclosure")
     if args.save_proofs is not None:
         check_writable(args.save_proofs, "--save-proofs")
     return None if getattr(args, "proofs", None) is None else load_proofs(args.proofs)
@@ -154,8 +160,8 @@ def _write_proofs(args: argparse.Namespace, checked) -> None:
     if args.save_proofs is None:
         return
     if checked is None or not checked.proofs:
-        log.warning("--save-proofs %s: no proofs to write (the pattern is not protected, "
-                    "or the requirement is not interval protection)", args.save_proofs)
+        log.warning("--save-proofs %s: no proofs to write (no protected pattern)",
+                    args.save_proofs)
         return
     save_proofs(args.save_proofs, checked.proofs)
 
@@ -245,7 +251,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     method = "mip" if args.relax and args.method == "auto" else args.method
     options = dict(_options(args), **_options(args, _SOLVE_FLAGS))
     _refuse(table, args, method, options)
-    _read_proofs(args)
+    _read_proofs(args, resolve_protection(table, args.protection))
     progress = _progress_printer(sys.stderr.isatty() or args.verbose)
     result = solve(table, protection=args.protection, method=method,
                    time_limit=args.time_limit, gap=args.gap, start=start,
@@ -283,7 +289,7 @@ def _cmd_bound(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     table = _load(args)
     _refuse(table, args, "auto", _options(args))
-    proofs = _read_proofs(args)
+    proofs = _read_proofs(args, resolve_protection(table, args.protection))
     result = certify(table, _parse_ids(args.suppress), protection=args.protection,
                      time_limit=args.time_limit, proofs=proofs, **_options(args))
     _write_proofs(args, result.audit)
@@ -307,7 +313,7 @@ def _cmd_protect(args: argparse.Namespace) -> int:
         output_format(args.output)
         check_writable(args.output, "-o")
     _check_plot(args.plot)
-    _read_proofs(args)
+    _read_proofs(args, args.protection)
     protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
                         costs=args.costs, total=args.total, holding=args.holding,

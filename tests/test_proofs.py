@@ -121,7 +121,9 @@ def test_the_commands_write_and_read_proofs(capsys, tmp_path):
     (["audit", EX1, "--proofs", "missing.npz"], "missing.npz"),
     (["solve", EX1, "--save-proofs", "/no/such/dir/p.npz"], "--save-proofs /no/such/dir"),
     (["certify", EX1, "--suppress", "4,10,11", "--protection", "exact", "--proofs", "P"],
-     "certify interval protection"),
+     "--proofs: proofs (attacker completions) come with interval protection"),
+    (["solve", EX1, "--protection", "exact", "--save-proofs", "p.npz"],
+     "--save-proofs: proofs (attacker completions) come with interval protection"),
 ])
 def test_bad_proof_options_are_one_line_exit_2(capsys, tmp_path, args, fragment):
     save_proofs(tmp_path / "P", ())
