@@ -28,17 +28,27 @@ __all__ = ["eliminate"]
 
 #: a row part below this (relative to the row) lies in the span
 _IN_SPAN = 1e-8
+#: the most entries (cells x kernel dimension) the dense elimination takes on (400 MB)
+DENSE_LIMIT = 50_000_000
 
 
-def eliminate(table, candidates: np.ndarray, order: np.ndarray) -> np.ndarray:
+def eliminate(table, candidates: np.ndarray, order: np.ndarray) -> np.ndarray | None:
     """Which ``candidates`` (sorted cell ids) to suppress, the others published one by one
     in ``order`` (positions into ``candidates``) while every sensitive cell stays movable;
     a boolean mask over ``candidates``. Cells neither sensitive nor candidates are
-    published from the start."""
+    published from the start. ``None`` where the kernel's dense rows would exceed
+    :data:`DENSE_LIMIT` entries (or, for relations that are not sums, the SVD a quarter of
+    it)."""
     n = table.num_cells
     basis = kernel_basis(table.relation_matrix)
-    rows = (basis.toarray() if basis is not None
-            else scipy.linalg.null_space(table.relation_matrix.toarray()))
+    if basis is None:  # relations that are not sums: the SVD's null space, dense
+        if n * n > DENSE_LIMIT // 4:
+            return None
+        rows = scipy.linalg.null_space(table.relation_matrix.toarray())
+    elif n * basis.shape[1] > DENSE_LIMIT:
+        return None
+    else:
+        rows = basis.toarray()
     k = rows.shape[1]
     span = np.zeros((k, k))  # an orthonormal basis of the published rows' span, by row
     size = 0

@@ -339,7 +339,10 @@ class _Loop:
         dearest first among equals; where bounds the elimination does not see leave a cell
         computable, completed by :meth:`complete`."""
         order = np.lexsort((-self.weights, np.round(np.asarray(y, dtype=float), 6)))
-        found = eliminate(self.table, self.candidates, order).astype(float)
+        found = eliminate(self.table, self.candidates, order)
+        if found is None:  # a table too large for the dense elimination
+            return
+        found = found.astype(float)
         if self.weights @ found < self.objective - 1e-9 and not self.take(found, how):
             self.complete(found)  # cheaper, but a bound leaves a cell computable
 
