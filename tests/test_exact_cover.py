@@ -51,10 +51,11 @@ def test_a_hierarchical_table_is_solved_and_certified():
     table = _exact(hierarchical_2d(4, 3, seed=1))
     assert not table.is_network
     result = cspopt.solve(table, protection="exact", time_limit=60)
-    assert result.has_pattern and result.lower_bound <= result.objective
+    assert result.status == "optimal" and result.lower_bound == result.objective
     assert audit(table, result.suppressed, requirement="exact").protected
     certified = cspopt.certify(table, result.suppressed, protection="exact", time_limit=60)
-    assert certified.audit.protected and certified.lower_bound <= result.objective
+    assert certified.audit.protected and certified.status == "optimal"
+    assert certified.gap == 0 and certified.lower_bound <= result.objective
     bound = cspopt.bound(table, protection="exact", time_limit=60)
     assert bound.status == "bound_only" and bound.lower_bound <= result.objective + 1e-9
 
@@ -124,7 +125,8 @@ def test_the_exact_benchmark_runs_table_files():
                                      time_limit=30)
     assert [(r["table"], r["network"]) for r in rows] == [("pp_shadow", False), ("ex1", True)]
     assert rows[0]["method"] == "bc(cover)/highs"
-    assert all(r["safe"] and r["lower_bound"] <= r["cost"] + 1e-9 for r in rows)
+    assert all(r["safe"] and r["status"] == "optimal" and r["lower_bound"] == r["cost"]
+               for r in rows)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -163,6 +165,6 @@ def test_microdata_with_a_hierarchy_is_protected_from_exact_disclosure(response)
                                hierarchies={"province": INSTANCES / "province.hrc"},
                                protection="exact", time_limit=60)
     result = protected.result
-    assert result.method == "bc(cover)/highs" and result.has_pattern
-    assert result.lower_bound <= result.objective
+    assert result.method == "bc(cover)/highs" and result.status == "optimal"
+    assert result.lower_bound == result.objective
     assert audit(protected.table, result.suppressed, requirement="exact").protected

@@ -136,22 +136,16 @@ def set_integrality(h: highspy.Highs, integer: bool) -> None:
     h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, kind))
 
 
-def run_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsModelStatus:
+def run_within(h: highspy.Highs, seconds: float = math.inf, *,
+               mip: bool = False) -> highspy.HighsModelStatus:
     """Run ``h`` for at most ``seconds`` more (HiGHS's ``kTimeLimit`` past them), its time
-    limit lifted again after: HiGHS counts the limit against the model's run time over all
-    its solves, so a model re-solved many times needs it set from there each time."""
-    h.setOptionValue("time_limit", h.getRunTime() + seconds if math.isfinite(seconds)
+    limit lifted again after: HiGHS counts an LP's limit against the model's run time over
+    all its solves, so a model re-solved many times needs it set from there each time; its
+    MIP solver (``mip``) counts from the start of each run, where a limit set from the total
+    let a re-solved MIP run minutes past it."""
+    start = 0.0 if mip else h.getRunTime()
+    h.setOptionValue("time_limit", start + seconds if math.isfinite(seconds)
                      else highspy.kHighsInf)
-    h.run()
-    h.setOptionValue("time_limit", highspy.kHighsInf)
-    return h.getModelStatus()
-
-
-def run_mip_within(h: highspy.Highs, seconds: float = math.inf) -> highspy.HighsModelStatus:
-    """Run the MIP in ``h`` for at most ``seconds`` (:func:`run_within` for a MIP: HiGHS's
-    MIP solver counts its limit from the start of each run, so a limit set from the
-    model's total run time, as LPs need, let a re-solved MIP run minutes past it)."""
-    h.setOptionValue("time_limit", seconds if math.isfinite(seconds) else highspy.kHighsInf)
     h.run()
     h.setOptionValue("time_limit", highspy.kHighsInf)
     return h.getModelStatus()

@@ -41,7 +41,6 @@ from cspopt.backends.highs import (
     INF,
     OPTIMAL,
     new_highs,
-    run_mip_within,
     run_within,
     set_integrality,
 )
@@ -128,8 +127,7 @@ def solve_exact_cover(table, *, model: str = "auto", time_limit: float | None = 
         loop.refuse_unprotectable()
         if mip_start is not None:
             start = np.isin(loop.candidates, np.asarray(list(mip_start), dtype=np.int64))
-            if loop.safe(start):
-                loop.take(loop.prune(start.astype(float)), "start")
+            loop.take_pruned(start.astype(float), "start")
     with budget.phase("elimination"):  # GaussSuppression's order: dearest published first
         loop.eliminated(np.zeros(loop.candidates.size), "elimination")
     if loop.candidates.size <= _INTERVAL_START_UP_TO:
@@ -168,6 +166,7 @@ class _Loop:
         self.termination = "time_limit"
         self.history: list[dict] = []
         self.checked = None  # the incumbent's audit
+        self._last_audit: tuple[bytes, object] | None = None  # (pattern, its audit)
 
     # -- patterns ----------------------------------------------------------------------
     def rooms(self, y: np.ndarray) -> np.ndarray:
@@ -181,19 +180,20 @@ class _Loop:
         return self.candidates[np.asarray(y) > 0.5]
 
     def judged(self, y: np.ndarray):
-        """The independent audit of the 0/1 point ``y``."""
-        return exact_audit(self.original, self.model, self.cells(y))
+        """The independent audit of the 0/1 point ``y`` (the last one remembered: a master
+        point is judged by the separation, the incumbent's rule and the no-good's, a start
+        before and after its pruning)."""
+        key = np.packbits(np.asarray(y) > 0.5).tobytes()
+        if self._last_audit is None or self._last_audit[0] != key:
+            self._last_audit = (key, exact_audit(self.original, self.model, self.cells(y)))
+        return self._last_audit[1]
 
-    def safe(self, y: np.ndarray) -> bool:
-        return bool(self.judged(y).protected)
-
-    def take(self, y: np.ndarray, how: str, checked=None) -> bool:
-        """Make the audited ``y`` the incumbent if it is cheaper (``checked``: its audit,
-        where already made)."""
+    def take(self, y: np.ndarray, how: str) -> bool:
+        """Make the audited ``y`` the incumbent if it is cheaper."""
         cost = float(self.weights @ y)
         if cost >= self.objective - 1e-9:
             return False
-        checked = self.judged(y) if checked is None else checked
+        checked = self.judged(y)
         if not checked.protected:
             return False
         self.y, self.objective, self.checked = np.asarray(y, dtype=float), cost, checked
@@ -214,7 +214,7 @@ class _Loop:
         everything = np.ones(self.candidates.size)
         checked = self.judged(everything)
         if checked.protected:  # the first incumbent
-            self.take(everything, "everything", checked)
+            self.take(everything, "everything")
         else:
             cell = int(checked.exposed[0])
             raise InfeasibleProtectionError(
@@ -298,7 +298,7 @@ class _Loop:
         h.setOptionValue("mip_rel_gap", self.gap)
         slice_ = _FIRST_SLICE
         while not self.budget.expired():
-            status = run_mip_within(h, min(slice_, self.budget.remaining()))
+            status = run_within(h, min(slice_, self.budget.remaining()), mip=True)
             info = h.getInfo()
             proven = status == OPTIMAL
             bound = info.objective_function_value if proven else info.mip_dual_bound
@@ -379,6 +379,12 @@ class _Loop:
                 y[j] = 1.0
         return y
 
+    def take_pruned(self, y: np.ndarray, how: str) -> None:
+        """A start from elsewhere (the caller's, the interval branch-and-cut's): where the
+        audit accepts the 0/1 point ``y``, pruned (:meth:`prune`) and taken."""
+        if self.judged(y).protected:
+            self.take(self.prune(y), how)
+
     def interval_start(self, published: np.ndarray) -> None:
         """A first pattern from interval protection: each sensitive cell asks for an
         attacker interval of width 1 (less where its bounds leave less) within bounds
@@ -405,9 +411,8 @@ class _Loop:
             log.info("no interval start: %s", exc)
             return
         if found.has_pattern:
-            y = np.isin(self.candidates, found.suppressed).astype(float)
-            if self.safe(y):
-                self.take(self.prune(y), "interval start")
+            self.take_pruned(np.isin(self.candidates, found.suppressed).astype(float),
+                             "interval start")
 
     def result(self) -> SolveResult:
         timings = self.budget.timings
