@@ -317,8 +317,8 @@ def _cmd_protect(args: argparse.Namespace) -> int:
     protected = protect(args.data, [d.strip() for d in args.dims.split(",") if d.strip()],
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
                         costs=args.costs, total=args.total, holding=args.holding,
-                        protection=args.protection, encoding=args.encoding,
-                        method=args.method, time_limit=args.time_limit, **options)
+                        protection=args.protection, zeros=args.zeros,
+                        encoding=args.encoding, method=args.method, time_limit=args.time_limit, **options)
     if args.output:
         protected.write(args.output)
     _write_proofs(args, protected.result.audit)
@@ -379,7 +379,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_benchmark(args.name, output=args.output, quick=args.quick, tables=args.tables,
                          time_limit=args.time_limit, max_cells=args.max_cells,
                          min_cells=args.min_cells, instances=args.instance,
-                         fixed_work=args.fixed_work, tools=args.tool)
+                         fixed_work=args.fixed_work, tools=args.tool, counts=args.counts)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -493,6 +493,7 @@ def _solving_commands(sub, verbose: argparse.ArgumentParser) -> None:
 
 def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     """``protect``, ``generate``, ``convert`` and ``bench``."""
+    from cspopt.microdata.protect import ZEROS
     from cspopt.table.generators import KINDS
 
     p = sub.add_parser("protect", parents=[verbose],
@@ -515,6 +516,10 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--costs", default="value",
                    help="value (default), unit, frequency, log, or a column to sum")
     p.add_argument("--protection", choices=["interval", "exact"], default="interval")
+    p.add_argument("--zeros", choices=ZEROS, default="published",
+                   help="empty cells: published (default, as tau-ARGUS), suppressible "
+                        "(secondaries), or protected (GaussSuppression's protectZeros; "
+                        "exact protection)")
     p.add_argument("--method", default="auto", choices=METHODS["interval"],
                    help="how to solve (as cspopt solve)")
     _add_options(p, _HEURISTIC_FLAGS + _SPREAD_FLAGS)
@@ -578,6 +583,9 @@ def _data_commands(sub, verbose: argparse.ArgumentParser) -> None:
                    help="a table file the interval, limits and scale benchmarks add to "
                         "their generated tables (repeatable; e.g. the CSPLIB tables); exact: "
                         "exact disclosure on these files instead of the paper's design")
+    p.add_argument("--counts", action="store_true",
+                   help="exact: the generated hierarchical count tables (FREQ(3,10); "
+                        "--quick: the smallest), beside any --instance files")
     p.add_argument("--tool", action="append", default=[], metavar="RUN",
                    help="scale: make only this run (repeatable; default all: "
                         "branch-and-cut, modular, modular-2w, hypercube, auto, MOD, OPT)")

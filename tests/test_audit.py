@@ -218,8 +218,31 @@ def test_verdict_ranges_decide_as_the_exact_audit():
     t = read_jj(INSTANCES / "ex1.jj")
     with pytest.raises(InputError, match="ranges"):
         audit(t, [4], ranges="some")
-    with pytest.raises(InputError, match="interval"):
-        audit(t, [4], requirement="exact", ranges="verdict")
+
+
+@pytest.mark.parametrize("integer", [False, True])
+def test_exact_verdict_decides_as_the_exact_audit(integer):
+    """Under the exact requirement ``ranges="verdict"`` stops at the first side that moves
+    and takes a cell that an earlier (integral, for integer completions) completion moved
+    as proven: the same verdict and exposed cells as both LP optima of every cell, with
+    fewer solves on the larger tables."""
+    rng = np.random.default_rng(9)
+    verdicts = set()
+    for table, pattern in _interval_cases(rng):
+        table = table.replace(lower_protection=0.0, upper_protection=0.0,
+                              sliding_protection=0.0)
+        full = audit(table, pattern, requirement="exact", integer=integer, cells="sensitive")
+        quick = audit(table, pattern, requirement="exact", integer=integer,
+                      cells="sensitive", ranges="verdict")
+        assert quick.protected == full.protected and quick.exposed == full.exposed
+        for got, want in zip(quick.cells, full.cells):
+            assert got.cell == want.cell and got.protected == want.protected
+            assert got.can_decrease <= want.can_decrease
+            assert got.can_increase <= want.can_increase
+        verdicts.add(full.protected)
+        if table.num_cells > 400:
+            assert quick.num_solves < full.num_solves / 2
+    assert verdicts == {False, True}
 
 
 def test_small_lps_first_decide_as_the_whole_pattern_and_never_prove_exposure(monkeypatch):

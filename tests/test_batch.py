@@ -222,6 +222,8 @@ def test_cli_batch_writes_one_file_per_table_and_a_summary(survey, released, tmp
      "both tabulate 'turnover'.*agree on rules"),
     (('name = "region_size"', 'name = "region_size"\nmethod = "nonesuch"'), 18,
      "does not solve interval"),
+    (('name = "region_size"', 'name = "region_size"\nzeros = "protected"'), 18,
+     "zeros='protected' needs protection='exact'"),
     (('region = "region.hrc"', 'region = "missing.hrc"'), 5, "is not a file"),
     (('data = "survey.csv"', 'data = "nothing.csv"'), 1, "does not exist"),
     (('output = "out"', 'output = "out"\nworkers = 2\nscheduler = "tcp://127.0.0.1:9"'), 4,

@@ -127,6 +127,30 @@ def test_the_exact_benchmark_runs_table_files():
     assert rows[0]["method"] == "bc(cover)/highs"
     assert all(r["safe"] and r["status"] == "optimal" and r["lower_bound"] == r["cost"]
                for r in rows)
+    for row in rows:  # the peer beside it where R has it, else a note saying why not
+        assert ("gauss_note" in row) != ("gauss_cost" in row)
+        assert "gauss_cost" not in row or row["cost"] <= row["gauss_cost"]
+
+
+def test_gaussian_elimination_peer_publishes_no_determined_cell():
+    """GaussSuppression (R) on a 3-D table through the benchmark's driver: its pattern
+    leaves no sensitive cell a linear combination of the published ones (the exact audit
+    without bounds), in both of its orders, the cheaper reported."""
+    from cspopt.bench.gauss import gauss_missing, run_gauss
+    from cspopt.solving.exact_cover import exact_audit
+
+    if gauss_missing():
+        pytest.skip(gauss_missing())
+    rng = np.random.default_rng(4)
+    sensitive = np.zeros(27, dtype=bool)
+    sensitive[rng.choice(27, size=3, replace=False)] = True
+    table = _exact(cube_table(rng.integers(1, 30, size=(3, 3, 3)).astype(float),
+                              sensitive.reshape(3, 3, 3), "value", 0.0, 1.0))
+    run = run_gauss(table)
+    assert run["order"] in ("cost", "value") and run["unsafe"] == []
+    pattern = np.union1d(table.sensitive_cells, run["suppressed"])
+    assert exact_audit(table, "P", pattern).protected
+    assert run["cost"] >= cspopt.solve(table, protection="exact", model="P").objective
 
 
 @pytest.mark.parametrize("seed", range(3))

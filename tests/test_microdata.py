@@ -314,6 +314,57 @@ def test_frequency_table_with_exact_protection():
     assert protected.table.values[-1] == len(df)
 
 
+#: a count table over A (regions r1 = a1 + a2, r2 = a3) x B with one empty cell, a3 x b1
+_EMPTY_CELL = {("a1", "b1"): 1, ("a1", "b2"): 4, ("a2", "b1"): 5, ("a2", "b2"): 2,
+               ("a3", "b2"): 6}
+
+
+@pytest.mark.parametrize("zeros", ["published", "suppressible", "protected"])
+def test_empty_cells_are_published_suppressible_or_protected(zeros):
+    """``zeros``: empty cells published as tau-ARGUS does, candidates for secondary
+    suppression, or primaries (GaussSuppression's protectZeros), each the brute-force
+    optimum through the exact audit."""
+    records = [cell for cell, count in _EMPTY_CELL.items() for _ in range(count)]
+    data = {"A": [a for a, _ in records], "B": [b for _, b in records]}
+    hierarchy = {"A": {"a1": "r1", "a2": "r1", "a3": "r2", "r1": "Total", "r2": "Total"}}
+    protected = protect(data, ["A", "B"], rules="FREQ(3,10)", hierarchies=hierarchy,
+                        protection="exact", zeros=zeros, costs="frequency")
+    table, result, empty = protected.table, protected.result, protected.tabulation.empty
+    assert empty.sum() == 2  # a3 x b1 and r2 x b1
+    assert result.status == "optimal" and result.lower_bound == result.objective
+    assert result.objective == brute_force(table, "exact", max_candidates=16)
+    assert audit(table, result.suppressed, requirement="exact", cells="sensitive").protected
+    assert np.array_equal(table.sensitive & empty, empty if zeros == "protected" else
+                          np.zeros_like(empty))
+    assert table.must_publish[empty].all() == (zeros == "published")
+    if zeros == "protected":
+        assert set(np.array(protected.rules_hit)[empty]) == {"zeros"}
+        assert set(protected.status[empty]) == {"primary"}
+
+
+def test_cli_protect_takes_the_zeros_choice(tmp_path):
+    data = tmp_path / "counts.csv"
+    data.write_text("A,B\n" + "".join(f"{a},{b}\n" for (a, b), count in _EMPTY_CELL.items()
+                                      for _ in range(count)))
+    out = tmp_path / "out.csv"
+    done = run("protect", str(data), "--dims", "A,B", "--rule", "FREQ(3,10)",
+               "--protection", "exact", "--zeros", "protected", "-o", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["primary"] == 3  # a1 x b1, a2 x b2 and the empty a3 x b1
+    refused = run("protect", str(data), "--dims", "A,B", "--rule", "FREQ(3,10)",
+                  "--zeros", "protected")
+    assert refused.returncode == 2 and "needs protection='exact'" in refused.stderr
+
+
+def test_protected_zeros_need_exact_protection_and_a_known_choice():
+    data = {"A": ["a", "b", "b"], "B": ["x", "x", "y"]}
+    with pytest.raises(InputError, match="needs protection='exact'"):
+        protect(data, ["A", "B"], rules="FREQ(3,10)", zeros="protected")
+    with pytest.raises(InputError, match="zeros must be one of published, suppressible, "
+                                         "protected, not 'hidden'"):
+        protect(data, ["A", "B"], rules="FREQ(3,10)", protection="exact", zeros="hidden")
+
+
 def test_cli_protect_writes_the_report_and_one_json_document(tmp_path):
     df, parent = _survey(seed=2, regions=2)
     data = tmp_path / "survey.csv"

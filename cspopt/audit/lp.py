@@ -56,6 +56,8 @@ __all__ = ["audit", "audit_seconds", "interval_verdict", "unproven_cells", "Atta
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
 _PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
+#: a completion whose deviations are all this close to integers is an integer completion
+_INTEGRAL = 1e-7
 #: sides an LP over many cells must prove to be worth another round: it takes about as long
 #: as this many single-cell LPs
 _WORTH_AN_LP = 10
@@ -99,10 +101,12 @@ def audit(
     tolerance : float
         Absolute slack (plus ``1e-9 |a|``) in every comparison with a cell value.
     ranges : {"exact", "verdict"}
-        ``exact``: both LP optima of every audited cell. ``verdict`` (interval requirement):
-        a side of a sensitive cell that a completion found for another cell already proves
-        gets no LP, and its end is ``nan`` in the result; exposed cells still get both
-        optima. The verdict is the same.
+        ``exact``: both LP optima of every audited cell. ``verdict``: a side of a
+        sensitive cell that a completion found for another cell already proves gets no
+        LP, and its end is ``nan`` in the result (interval requirement: exposed cells
+        still get both optima); under the exact requirement one moving side proves a
+        cell, so its LPs stop there (:meth:`AttackerLP.exact_verdict`). The verdict is
+        the same.
     small_lps : bool
         With ``ranges="verdict"`` on a pattern of :data:`LOCAL_AUDIT_FROM` cells or more,
         prove sides on small LPs first (:meth:`AttackerLP.prove_locally`); the verdict is
@@ -147,8 +151,6 @@ def audit(
         raise InputError(f"tolerance must be >= 0, got {tolerance}")
     if ranges not in ("exact", "verdict"):
         raise InputError(f"ranges must be 'exact' or 'verdict', not {ranges!r}")
-    if ranges == "verdict" and requirement != "interval":
-        raise InputError("ranges='verdict' decides the interval requirement only")
     mask = table.pattern(suppressed)
     targets = np.flatnonzero(mask if cells == "suppressed" else table.sensitive)
     attacker = AttackerLP(table, mask)
@@ -156,6 +158,7 @@ def audit(
     attacker.kept = found if ranges == "verdict" else kept
     if ranges == "verdict":
         attacker.accept(completions, tolerance)
+    if ranges == "verdict" and requirement == "interval":
         if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
             attacker.prove_locally(targets[table.sensitive[targets]], tolerance)
         attacker.prove_together(targets[table.sensitive[targets]], tolerance)
@@ -165,13 +168,14 @@ def audit(
     results = []
     for cell in targets.tolist():
         if ranges == "verdict" and table.sensitive[cell]:
-            results.append(attacker.verdict(cell, tolerance))
+            results.append(attacker.verdict(cell, tolerance) if requirement == "interval"
+                           else attacker.exact_verdict(cell, integer_steps, tolerance))
             continue
         low, high, can_dec, can_inc = attacker.interval(cell, integer_steps, tolerance)
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
                                   tolerance))
     proofs = ()
-    if ranges == "verdict":
+    if ranges == "verdict" and requirement == "interval":
         if kept is not None:
             kept.extend(found)
         if all(c.protected for c in results if c.sensitive):
@@ -271,6 +275,9 @@ class AttackerLP:
         # the largest and smallest deviation of each column in the completions found so far
         self.reached_high = np.zeros(self.columns.size)
         self.reached_low = np.zeros(self.columns.size)
+        # the same over the integral completions found (integer completions' proofs)
+        self.integral_high = np.zeros(self.columns.size)
+        self.integral_low = np.zeros(self.columns.size)
         self.highs = self._new_highs(integer=False)
         self._resolver = Resolver(self.highs)
         self._mip: highspy.Highs | None = None
@@ -317,7 +324,7 @@ class AttackerLP:
         try:
             if status == _STATUS.kOptimal:
                 x = self._record(np.asarray(h.getSolution().col_value))
-                integral = bool(np.all(np.abs(x - np.round(x)) <= 1e-7))
+                integral = bool(np.all(np.abs(x - np.round(x)) <= _INTEGRAL))
                 return float(x[col]), integral
             if status in (_STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
                 # d = 0 is always feasible, so "unbounded or infeasible" means unbounded
@@ -335,6 +342,9 @@ class AttackerLP:
         """Widen the moves seen so far by completion ``x`` (deviations); returns ``x``."""
         np.maximum(self.reached_high, x, out=self.reached_high)
         np.minimum(self.reached_low, x, out=self.reached_low)
+        if np.all(np.abs(x - np.round(x)) <= _INTEGRAL):
+            np.maximum(self.integral_high, x, out=self.integral_high)
+            np.minimum(self.integral_low, x, out=self.integral_low)
         if self.kept is not None:
             moved = np.flatnonzero(x)
             self.kept.append((self.columns[moved], x[moved]))
@@ -370,6 +380,9 @@ class AttackerLP:
             for d in (deviations, -deviations):  # outside ``where`` both are 0
                 if np.all(d >= lower - room) and np.all(d <= upper + room):
                     self._widen(where, d, d)
+                    if np.all(np.abs(d - np.round(d)) <= _INTEGRAL):
+                        self.integral_high[where] = np.maximum(self.integral_high[where], d)
+                        self.integral_low[where] = np.minimum(self.integral_low[where], d)
                     self.accepted.append((cells, d))
                     accepted += 1
         return accepted
@@ -393,7 +406,10 @@ class AttackerLP:
             mip.run()
             self._mip_solves += 1
             status = mip.getModelStatus()
-            if status in (_STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
+            if status == _STATUS.kOptimal:  # an integer completion: it may prove others
+                self._record(np.asarray(mip.getSolution().col_value))
+                return True
+            if status in (_STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
                 return True
             if status == _STATUS.kInfeasible:
                 return False
@@ -426,6 +442,29 @@ class AttackerLP:
         else:
             can_dec, can_inc = d_low < -tol, d_high > tol
         return a + d_low, a + d_high, bool(can_dec), bool(can_inc)
+
+    def exact_verdict(self, cell: int, integer: bool, tolerance: float):
+        """The exact-disclosure verdict of sensitive ``cell`` (a :class:`CellAudit`): it is
+        protected as soon as one side moves, so a completion found so far that moves it
+        (an integral one, for ``integer`` completions) proves it without an LP, and the
+        LPs stop at the first side that moves. ``low``/``high`` are ``nan`` where not
+        solved."""
+        col = int(self.position[cell])
+        tol = tolerance_for(float(self.table.values[cell]), tolerance)
+        high, low = ((self.integral_high[col], self.integral_low[col]) if integer
+                     else (self.reached_high[col], self.reached_low[col]))
+        ends = {_MAX: np.nan, _MIN: np.nan}
+        moves = {_MAX: high > tol, _MIN: low < -tol}
+        for sense in (_MAX, _MIN):
+            if moves[_MAX] or moves[_MIN]:
+                break
+            d, integral = self._optimise(col, sense)
+            ends[sense] = d
+            moves[sense] = (self._integer_side(col, d, integral, tol, upward=sense == _MAX)
+                            if integer else (d > tol if sense == _MAX else d < -tol))
+        a = float(self.table.values[cell])
+        return judge_cell(self.table, cell, a + ends[_MIN], a + ends[_MAX], bool(moves[_MIN]),
+                          bool(moves[_MAX]), "exact", tolerance)
 
     def verdict(self, cell: int, tolerance: float):
         """The interval verdict of sensitive ``cell`` (a :class:`CellAudit`), solving only

@@ -5,10 +5,12 @@ The design of Almeida & Carvalho (2005) Tables 2-4. The first data set uses
 ``xi = 1``; 10 tables a size. Each table is solved by the compact MIP alone (the baseline)
 and by the certified pipeline, both in the same run, with the paper's columns.
 
-With table files (``--instance``, the CSPLIB tables), exact disclosure on each as it is
-(3-D and hierarchical tables by the cover cuts, :mod:`cspopt.solving.exact_cover`): cost,
+With table files (``--instance``, the CSPLIB tables) and generated hierarchical count tables
+(``--counts``, :data:`COUNT_CASES`), exact disclosure on each as it is (3-D and
+hierarchical tables by the cover cuts, :mod:`cspopt.solving.exact_cover`): cost,
 secondaries, lower bound, certified gap, seconds, and the pattern judged by the exact
-audit (:func:`exact_instances_benchmark`).
+audit, beside GaussSuppression's pattern on the same table where R has it
+(:func:`exact_instances_benchmark`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from cspopt.models.exact import build_instance
 from cspopt.solving import solve_exact
 from cspopt.table.generators import almeida_carvalho_set1, almeida_carvalho_set2
 
-__all__ = ["exact_benchmark", "exact_instances_benchmark", "SET1_SIZES", "SET2_SIZES"]
+__all__ = ["exact_benchmark", "exact_instances_benchmark", "count_table", "COUNT_CASES",
+           "SET1_SIZES", "SET2_SIZES"]
 
 log = logging.getLogger(__name__)
 
@@ -38,31 +41,76 @@ SET2_SIZES = ((50, 10), (50, 20), (50, 30), (50, 40), (50, 50), (60, 20), (60, 4
               (100, 80), (100, 100))
 
 
-def exact_instances_benchmark(paths, *, time_limit: float = 300.0, on_row=None) -> list[dict]:
-    """One row per table file: ``cspopt.solve(table, protection="exact",
-    time_limit=time_limit)``, the default method for the table's shape, its pattern judged
-    by the exact audit under the model it solved (:func:`cspopt.solving.exact_cover.
-    exact_audit`)."""
+#: generated count tables (``cspopt bench exact --counts``): name -> (branching per level of
+#: each dimension, records, seed, what empty cells are: :data:`cspopt.microdata.protect.ZEROS`)
+COUNT_CASES = {
+    "counts-3d-585": ({"region": (2, 3), "activity": (3, 3), "size": (4,)}, 300, 1,
+                      "published"),
+    "counts-3d-585-zeros": ({"region": (2, 3), "activity": (3, 3), "size": (4,)}, 300, 1,
+                            "protected"),
+    "counts-3d-6.6k": ({"region": (4, 4), "activity": (5, 4), "size": (11,)}, 3_000, 1,
+                       "published"),
+    "counts-4d-6.5k": ({"region": (3, 4), "activity": (4, 3), "size": (5,), "legal": (3,)},
+                       3_000, 1, "published"),
+}
+#: the rule of the count tables
+COUNT_RULES = "FREQ(3,10)"
+
+
+def count_table(name: str):
+    """The count table of :data:`COUNT_CASES` ``name``: seeded microdata
+    (:func:`cspopt.microdata.synthetic.hierarchical_survey`) tabulated by count, sensitive
+    by :data:`COUNT_RULES`, costs the counts, for exact protection."""
+    from cspopt.microdata.protect import sensitive_table
+    from cspopt.microdata.synthetic import hierarchical_survey
+
+    levels, records, seed, zeros = COUNT_CASES[name]
+    columns, hierarchies = hierarchical_survey(levels, records=records, seed=seed)
+    return sensitive_table(columns, list(levels), rules=COUNT_RULES, hierarchies=hierarchies,
+                           costs="frequency", protection="exact", zeros=zeros)[0]
+
+
+def exact_instances_benchmark(tables, *, time_limit: float = 300.0, peer: bool = True,
+                              on_row=None) -> list[dict]:
+    """One row per ``(label, table)`` (a table file's path is read, its stem the label):
+    ``cspopt.solve(table, protection="exact", time_limit=time_limit)``, the default method
+    for the table's shape, its pattern judged by the exact audit under the model it solved
+    (:func:`cspopt.solving.exact_cover.exact_audit`); with ``peer``, GaussSuppression on
+    the same table (:func:`cspopt.bench.gauss.run_gauss`) where R has it, its pattern
+    judged by the same audit (a note in ``gauss_note`` where it did not run)."""
     import cspopt
+    from cspopt.bench.gauss import gauss_missing, run_gauss
     from cspopt.io import read_table
     from cspopt.solving.exact_cover import exact_audit
 
+    missing = gauss_missing() if peer else "GaussSuppression not asked for"
     rows = []
-    for path in paths:
-        table = read_table(path)
+    for item in tables:
+        label, table = ((item.stem, read_table(item)) if hasattr(item, "stem") else item)
         started = time.perf_counter()
         result = cspopt.solve(table, protection="exact", time_limit=time_limit)
         seconds = time.perf_counter() - started
         secondary = np.setdiff1d(np.asarray(result.suppressed, dtype=np.int64),
                                  table.sensitive_cells)
-        rows.append(dict(
-            table=getattr(path, "stem", str(path)), cells=table.num_cells,
-            sensitive=int(table.sensitive.sum()), network=table.is_network,
-            method=result.method, status=str(result.status), cost=result.objective,
-            secondaries=int(secondary.size), lower_bound=result.lower_bound,
-            gap_pct=100 * result.gap, seconds=seconds,
+        row = dict(
+            table=label, cells=table.num_cells, sensitive=int(table.sensitive.sum()),
+            network=table.is_network, method=result.method, status=str(result.status),
+            cost=result.objective, secondaries=int(secondary.size),
+            lower_bound=result.lower_bound, gap_pct=100 * result.gap, seconds=seconds,
             safe=bool(result.has_pattern and exact_audit(table, result.model,
-                                                         result.suppressed).protected)))
+                                                         result.suppressed).protected))
+        peer_run = {"error": missing} if missing else run_gauss(table)
+        if "error" in peer_run:
+            row["gauss_note"] = peer_run["error"]
+        else:
+            pattern = np.union1d(table.sensitive_cells, peer_run["suppressed"])
+            row.update(gauss_cost=peer_run["cost"],
+                       gauss_secondaries=len(peer_run["suppressed"]),
+                       gauss_seconds=peer_run["seconds"], gauss_order=peer_run["order"],
+                       gauss_safe=bool(exact_audit(table, result.model, pattern).protected),
+                       vs_gauss_pct=100 * (result.objective - peer_run["cost"])
+                       / max(peer_run["cost"], 1e-300))
+        rows.append(row)
         log.info("bench exact %s", rows[-1])
         if on_row is not None:
             on_row(rows)

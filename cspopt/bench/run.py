@@ -12,7 +12,13 @@ from pathlib import Path
 import numpy as np
 
 from cspopt.bench.audit import audit_benchmark
-from cspopt.bench.exact import exact_benchmark, exact_instances_benchmark
+from cspopt.bench.exact import (
+    COUNT_CASES,
+    COUNT_RULES,
+    count_table,
+    exact_benchmark,
+    exact_instances_benchmark,
+)
 from cspopt.bench.heuristics import (
     ga_benchmark,
     ga_cases,
@@ -59,22 +65,26 @@ class _BenchRun:
     instances: Sequence[str | Path]
     fixed_work: float | None = None
     tools: Sequence[str] = ()
+    counts: bool = False
 
 
 def run_benchmark(name: str, *, output: str | None = None, quick: bool = False,
                   tables: int = 10, time_limit: float = 60.0, max_cells: int = 10_201,
                   min_cells: int = 0, instances: Sequence[str | Path] = (),
-                  fixed_work: float | None = None, tools: Sequence[str] = ()) -> int:
+                  fixed_work: float | None = None, tools: Sequence[str] = (),
+                  counts: bool = False) -> int:
     """Run benchmark ``name``, print its Markdown table and write it to ``output``;
     ``instances`` are table files the interval benchmark adds to its generated tables;
     ``fixed_work``: the scale benchmark's same work on one and two workers, each subtable
     given that many seconds, instead of its time-limited runs; ``tools``: the scale
-    benchmark's runs to make (:data:`cspopt.bench.scale.TOOLS`; all without)."""
+    benchmark's runs to make (:data:`cspopt.bench.scale.TOOLS`; all without); ``counts``:
+    the exact benchmark's generated count tables (:data:`cspopt.bench.exact.COUNT_CASES`)
+    beside ``instances``."""
     if name not in _BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}")
     text, ok = _BENCHMARKS[name](_BenchRun(output, quick, tables, time_limit, max_cells,
                                            min_cells, tuple(instances), fixed_work,
-                                           tuple(tools)))
+                                           tuple(tools), counts))
     print(text, end="")
     _save(output, lambda _: text, None)
     return 0 if ok else 1
@@ -133,7 +143,7 @@ def _exact(run: _BenchRun) -> tuple[str, bool]:
             "limit), `BC_s` its mean seconds, `T_over_BC` = median pipeline/branch-and-cut "
             "time per table (above 1: the branch-and-cut alone is faster).\n")
 
-    if run.instances:
+    if run.instances or run.counts:
         return _exact_instances(run)
     rows = exact_benchmark(tables=2 if run.quick else run.tables, time_limit=run.time_limit,
                            max_cells=600 if run.quick else run.max_cells, min_cells=run.min_cells,
@@ -143,19 +153,31 @@ def _exact(run: _BenchRun) -> tuple[str, bool]:
 
 
 def _exact_instances(run: _BenchRun) -> tuple[str, bool]:
-    """``cspopt bench exact --instance FILE``: exact disclosure on table files, and
-    whether every pattern passed the exact audit."""
+    """``cspopt bench exact --instance FILE --counts``: exact disclosure on table files and
+    generated count tables beside GaussSuppression, and whether every cspopt pattern
+    passed the exact audit."""
+    names = list(COUNT_CASES)[:1 if run.quick else None] if run.counts else []
+
     def render(rows):
+        cases = "; ".join(f"`{n}`: levels {COUNT_CASES[n][0]}, {COUNT_CASES[n][1]:,} "
+                          f"records, seed {COUNT_CASES[n][2]}, empty cells "
+                          f"{COUNT_CASES[n][3]}" for n in names)
+        notes = sorted({r["gauss_note"] for r in rows if "gauss_note" in r})
         return _markdown(rows, "Exact disclosure on table files (cspopt bench exact "
                                "--instance)") + (
             f"\nEach table by `cspopt.solve(table, protection=\"exact\", "
             f"time_limit={run.time_limit:g})`: (P)/(P_N) on 2-D tables (`network`), the cover "
             "cuts' branch-and-cut on the others; `cost`: the secondaries' cost (the file's "
             "costs); `safe`: the exact audit of the pattern (integer completions under "
-            "(P_N)); `gap_pct`: certified by `lower_bound`.\n")
+            "(P_N)); `gap_pct`: certified by `lower_bound`. `gauss_*`: GaussSuppression "
+            "(SSBtools::GaussSuppression) on the same table, the cheaper of its cost and "
+            "value orders (`gauss_order`), its pattern judged by the same audit "
+            "(`gauss_safe`: it ignores the a-priori bounds); `vs_gauss_pct`: cspopt's cost "
+            "against it." + (f" Count tables ({COUNT_RULES}, costs the counts): {cases}."
+                             if names else "") + "".join(f" {n}." for n in notes) + "\n")
 
-    rows = exact_instances_benchmark([Path(p) for p in run.instances],
-                                     time_limit=run.time_limit,
+    tables = [Path(p) for p in run.instances] + [(n, count_table(n)) for n in names]
+    rows = exact_instances_benchmark(tables, time_limit=run.time_limit,
                                      on_row=partial(_save, run.output, render))
     return render(rows), all(r["safe"] for r in rows)
 

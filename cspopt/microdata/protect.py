@@ -3,7 +3,8 @@ set the protection levels, solve with a certificate, and report cell by cell.
 
 The table handed to the solver is an ordinary :class:`~cspopt.table.Table`: cells labelled
 by their codes, relations from the hierarchies, sensitive cells with lower and upper
-protection levels from the rules (:mod:`cspopt.microdata.rules`), empty cells published.
+protection levels from the rules (:mod:`cspopt.microdata.rules`), empty cells published
+(or, by choice, suppressible or protected).
 Its pattern is audited like every pattern cspopt returns, and the report gives, for each
 suppressed cell, the interval an attacker can derive from the published table.
 """
@@ -42,6 +43,10 @@ __all__ = ["protect", "sensitive_table", "solve_sensitive", "write_report",
 CELL_STATUSES = ("published", "primary", "secondary", "empty")
 #: the cost choices besides a column name
 _COSTS = ("value", "unit", "frequency", "log")
+#: what an empty cell (no contributors) may be: published as empty (tau-ARGUS), a
+#: candidate for secondary suppression, or protected as a primary (GaussSuppression's
+#: ``protectZeros``, exact disclosure only)
+ZEROS = ("published", "suppressible", "protected")
 
 
 @dataclass(frozen=True)
@@ -187,11 +192,12 @@ def output_format(path) -> str:
 
 
 def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
-                name: str = "") -> tuple[Table, tuple[str, ...]]:
+                name: str = "", zeros: str = "published") -> tuple[Table, tuple[str, ...]]:
     """The table to protect: cells, relations, sensitive cells with their protection
     levels (lower levels capped at what the attacker's a-priori bound allows: a cell
-    cannot be shown to be below 0), empty cells published. Returns it and the rules that
-    flag each cell.
+    cannot be shown to be below 0), empty cells as ``zeros`` says (:data:`ZEROS`; a
+    protected empty cell is flagged ``"zeros"`` with level 0: exact disclosure). Returns it
+    and the rules that flag each cell.
 
     A-priori bounds: ``[0, M]`` (nonnegative responses) or ``[-M, M]``, with ``M`` the sum
     of the absolute responses, which no cell can exceed. An attacker who knows only
@@ -201,9 +207,13 @@ def build_table(tabulation: Tabulation, rules: Sequence[Rule], *, costs="value",
     """
     cells = tabulation.contributions
     sensitive, level, hit = apply_rules(rules, cells)
+    empty = tabulation.empty
+    if zeros == "protected":
+        sensitive = sensitive | empty
+        hit = [h or ("zeros" if e else "") for h, e in zip(hit, empty.tolist())]
     nonnegative = bool((cells.top >= 0).all() and (cells.total >= 0).all())
     lower = np.where(sensitive, np.minimum(level, cells.total) if nonnegative else level, 0.0)
-    status = np.where(sensitive, "u", np.where(tabulation.empty, "z", "s"))
+    status = np.where(sensitive, "u", np.where(empty & (zeros == "published"), "z", "s"))
     if isinstance(costs, str) and costs in ("value", "unit", "log"):
         weights = costs
     elif isinstance(costs, str) and costs == "frequency":
@@ -233,7 +243,7 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
             response: str | None = None, rules: str | Rule | Sequence[str | Rule] = (),
             hierarchies: Mapping[str, object] | None = None, costs="value",
             total: str = "Total", holding: str | None = None,
-            protection: str = "interval", method: str = "auto",
+            protection: str = "interval", zeros: str = "published", method: str = "auto",
             time_limit: float | None = None, encoding: str = "utf-8",
             **options) -> ProtectedTable:
     """Protect the table of ``data`` over ``dimensions`` by cell suppression.
@@ -269,6 +279,11 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     protection : {"interval", "exact"}
         Interval protection by the rules' levels (Fischetti & Salazar-Gonzalez), or exact
         disclosure only (frequency tables).
+    zeros : {"published", "suppressible", "protected"}
+        Empty cells (no contributors): published as empty, as tau-ARGUS does (default);
+        candidates for secondary suppression; or protected like sensitive cells, so that no
+        attacker proves a cell empty (GaussSuppression's ``protectZeros``; exact
+        protection only: an empty cell has no interval level).
     method, time_limit, **options
         Passed to :func:`cspopt.solve`; ``time_limit`` is the whole call's, tabulation
         included.
@@ -282,7 +297,8 @@ def protect(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
     check_limits(time_limit=time_limit)
     table, tabulation, hit = sensitive_table(
         data, dimensions, response=response, rules=rules, hierarchies=hierarchies,
-        costs=costs, total=total, holding=holding, protection=protection, encoding=encoding)
+        costs=costs, total=total, holding=holding, protection=protection, encoding=encoding,
+        zeros=zeros)
     if time_limit is not None:  # the limit is the whole call's: tabulation included
         time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
     result = solve_sensitive(table, protection=protection, method=method,
@@ -303,12 +319,24 @@ def solve_sensitive(table: Table, *, protection: str, method: str,
                              message="no cell is sensitive under the rules")
 
 
+def check_zeros(zeros, protection: str) -> None:
+    """An :class:`InputError` for a ``zeros`` choice not in :data:`ZEROS`, or ``protected``
+    under interval protection."""
+    if zeros not in ZEROS:
+        raise InputError(f"zeros must be one of {', '.join(ZEROS)}, not {zeros!r}")
+    if zeros == "protected" and protection != "exact":
+        raise InputError("zeros='protected' needs protection='exact': an empty cell has no "
+                         "interval protection level (the ZERO rule protects zero cells "
+                         "with contributors)")
+
+
 def sensitive_table(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *,
                     response: str | None = None,
                     rules: str | Rule | Sequence[str | Rule] = (),
                     hierarchies: Mapping[str, object] | None = None, costs="value",
                     total: str = "Total", holding: str | None = None,
-                    protection: str = "interval", encoding: str = "utf-8"):
+                    protection: str = "interval", encoding: str = "utf-8",
+                    zeros: str = "published"):
     """The table :func:`protect` protects (its parameters): ``(table, tabulation, hit)``,
     the table with its sensitive cells and protection levels, the tabulation and which
     rules flagged each cell."""
@@ -324,6 +352,7 @@ def sensitive_table(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *
                              "frequency table takes FREQ and ZERO rules")
     if protection not in ("interval", "exact"):
         raise InputError(f"protection must be 'interval' or 'exact', not {protection!r}")
+    check_zeros(zeros, protection)
     extra = [costs] if isinstance(costs, str) and costs not in _COSTS else []
     data = read_microdata(data, encoding=encoding)
     linked = bool(dimensions) and not isinstance(dimensions[0], str)
@@ -335,7 +364,7 @@ def sensitive_table(data, dimensions: Sequence[str] | Sequence[Sequence[str]], *
                   else tabulate(data, dimensions, **shape))
     name = (" + ".join(" x ".join(t) for t in dimensions) if linked
             else " x ".join(dimensions))
-    table, hit = build_table(tabulation, parsed, costs=costs, name=name)
+    table, hit = build_table(tabulation, parsed, costs=costs, name=name, zeros=zeros)
     if protection == "exact":
         table = table.replace(lower_protection=np.zeros(table.num_cells),
                               upper_protection=np.zeros(table.num_cells))

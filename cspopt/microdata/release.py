@@ -27,6 +27,7 @@ from cspopt.jsondoc import dumps
 from cspopt.methods import methods_for, shape_refusal
 from cspopt.microdata.protect import (
     ProtectedTable,
+    check_zeros,
     output_format,
     sensitive_table,
     solve_sensitive,
@@ -47,14 +48,14 @@ log = logging.getLogger(__name__)
 #: :func:`cspopt.protect`
 REQUEST_KEYS = {"name": None, "dimensions": None, "response": None, "rules": None,
                 "hierarchies": None, "costs": "value", "total": "Total", "holding": None,
-                "protection": "interval", "method": "auto", "time_limit": None,
-                "output": None}
+                "protection": "interval", "zeros": "published", "method": "auto",
+                "time_limit": None, "output": None}
 #: the solver's options a table may set: those with a value to check (not cell ids or
 #: prebuilt objects), less the release's own ``workers`` and ``scheduler``
 _SOLVER_KEYS = frozenset(name for name, option in OPTIONS.items()
                          if not isinstance(option.domain, Given)) - {"workers"}
 #: what tables protected together (the same response) must agree on
-SHARED_KEYS = ("rules", "costs", "total", "holding", "protection", "method",
+SHARED_KEYS = ("rules", "costs", "total", "holding", "protection", "zeros", "method",
                "time_limit", "options")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -74,6 +75,7 @@ class TableRequest:
     total: str = "Total"
     holding: str | None = None
     protection: str = "interval"
+    zeros: str = "published"
     method: str = "auto"
     time_limit: float | None = None
     options: Mapping[str, object] = field(default_factory=dict)
@@ -112,8 +114,8 @@ def table_request(fields: Mapping[str, object], *,
             or not all(isinstance(d, str) and d for d in dims) or len(set(dims)) < len(dims)):
         raise probe.error("dimensions", f"dimensions must be a list of distinct column "
                                         f"names, not {dims!r}")
-    for key in ("rules", "response", "costs", "total", "holding", "protection", "method",
-                "output"):
+    for key in ("rules", "response", "costs", "total", "holding", "protection", "zeros",
+                "method", "output"):
         if values[key] is not None and not isinstance(values[key], str):
             raise probe.error(key, f"{key} must be a string, not {values[key]!r}")
     if not values["rules"]:
@@ -126,6 +128,10 @@ def table_request(fields: Mapping[str, object], *,
     if protection not in ("interval", "exact"):
         raise probe.error("protection", f"protection must be 'interval' or 'exact', not "
                                         f"{protection!r}")
+    try:
+        check_zeros(values["zeros"], protection)
+    except InputError as error:
+        raise probe.error("zeros", str(error)) from None
     if method not in methods_for(protection):
         raise probe.error("method", f"method {method!r} does not solve {protection} "
                                     f"protection; the methods: "
@@ -155,7 +161,8 @@ def table_request(fields: Mapping[str, object], *,
     return TableRequest(name=name, dimensions=tuple(dims), rules=values["rules"],
                         response=values["response"], hierarchies=dict(hierarchies),
                         costs=values["costs"], total=values["total"],
-                        holding=values["holding"], protection=protection, method=method,
+                        holding=values["holding"], protection=protection,
+                        zeros=values["zeros"], method=method,
                         time_limit=None if limit is None else float(limit),
                         options=options, output=output, source=source)
 
@@ -281,8 +288,8 @@ def protect_many(data, tables: Sequence[TableRequest | Mapping], *,
 
     Each table is a :class:`TableRequest` or a mapping of its keys (:func:`table_request`:
     ``name``, ``dimensions``, ``response``, ``rules``, ``hierarchies``, ``costs``,
-    ``total``, ``holding``, ``protection``, ``method``, ``time_limit`` (the table's solve),
-    ``output`` and the solver's options). Tables of the same response share cells, so they
+    ``total``, ``holding``, ``protection``, ``zeros``, ``method``, ``time_limit`` (the
+    table's solve), ``output`` and the solver's options). Tables of the same response share cells, so they
     are protected jointly, as linked tables, and must agree on :data:`SHARED_KEYS` and
     on the hierarchy of each dimension they have in common; the
     others are independent and run side by side on ``workers`` processes (a local Dask
@@ -395,7 +402,8 @@ def _tabulated(columns, group: list[TableRequest], encoding: str):
                                             for d, h in r.hierarchies.items()},
                                costs=first.costs,
                                total=first.total, holding=first.holding,
-                               protection=first.protection, encoding=encoding)
+                               protection=first.protection, zeros=first.zeros,
+                               encoding=encoding)
     except DimensionError as error:  # at the hierarchy (else the dimensions) that gave it
         dim = error.dimension
         owner = next((r for r in group if dim in r.hierarchies), None)

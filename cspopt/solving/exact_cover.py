@@ -78,7 +78,8 @@ def exact_audit(table, model: str, suppressed):
     model = choose_model(table, model)
     table = modelled_table(table, model)
     return audit(table, suppressed, requirement="exact",
-                 integer=model == "PN" and table.is_integer, cells="sensitive")
+                 integer=model == "PN" and table.is_integer, cells="sensitive",
+                 ranges="verdict")
 
 
 def solve_exact_cover(table, *, model: str = "auto", time_limit: float | None = None,
