@@ -192,3 +192,20 @@ def test_microdata_with_a_hierarchy_is_protected_from_exact_disclosure(response)
     assert result.method == "bc(cover)/highs" and result.status == "optimal"
     assert result.lower_bound == result.objective
     assert audit(protected.table, result.suppressed, requirement="exact").protected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_linked_count_tables_optimum_is_brute_forces(seed):
+    """Two count tables of the same records sharing a margin (A x B and A x C), protected
+    jointly from exact disclosure: the brute-force optimum, through the exact audit."""
+    rng = np.random.default_rng(seed)
+    data = {name: list(rng.choice([f"{name.lower()}1", f"{name.lower()}2"], 14))
+            for name in "ABC"}
+    protected = cspopt.protect(data, [["A", "B"], ["A", "C"]], rules="FREQ(3,10)",
+                               protection="exact", costs="frequency")
+    table, result = protected.table, protected.result
+    assert not table.is_network and table.sensitive.any()
+    assert result.method == "bc(cover)/highs" and result.status == "optimal"
+    assert result.objective == brute_force(table, "exact") == result.lower_bound
+    assert audit(table, result.suppressed, requirement="exact").protected
+

@@ -253,17 +253,36 @@ class _Loop:
         added = 0
         for cell in self.attacker.computed(rooms, self.budget).tolist():
             if self.budget.expired():
-                break
+                return added
             added += self.add_cut(self.cut_at(y, cell))
-        if not added and self.integer:  # the LP moves them all: ask for integer steps
-            for cell in self.judged(y).exposed:
+        if not added and self.integer and not self.budget.expired():
+            for cell in self.judged(y).exposed:  # the LP moves them all: integer steps
+                if self.budget.expired():
+                    break
                 added += self.add_cut(self.cut_at(y, int(cell)))
         return added
 
     # -- phases ------------------------------------------------------------------------
+    def relation_cuts(self) -> int:
+        """For each relation that holds one sensitive cell, the cut that suppresses one more
+        of its cells, else that cell is the others' combination (the line cuts of (P) on a
+        2-D table, Almeida & Carvalho 2005 (8)-(10)); found without an LP. Their number."""
+        a = self.table.relation_matrix.tocsr(copy=True)
+        a.eliminate_zeros()
+        is_candidate = np.zeros(self.table.num_cells, dtype=bool)
+        is_candidate[self.candidates] = True
+        added = 0
+        for r in range(a.shape[0]):
+            cells = a.indices[a.indptr[r]:a.indptr[r + 1]]
+            if np.count_nonzero(self.table.sensitive[cells]) == 1:
+                added += self.add_cut(np.sort(cells[is_candidate[cells]]))
+        return added
+
     def root(self) -> None:
-        """The primaries' cuts, then rounds of the LP relaxation separated at its point."""
-        self.separate(np.zeros(self.candidates.size))
+        """The primaries' cuts (each relation's, else the attacker's at the point that
+        suppresses nothing), then rounds of the LP relaxation separated at its point."""
+        if not self.relation_cuts():
+            self.separate(np.zeros(self.candidates.size))
         h = self.highs
         set_integrality(h, False)
         share = self.budget.share(_ROOT_SHARE)
@@ -317,6 +336,8 @@ class _Loop:
                     self.eliminated(y, "master elimination")
                 self.record("master")
                 continue
+            if self.budget.expired():  # the separation ran out of time: y is not judged
+                break
             # the attacker moves every cell at y: the audit decides
             if self.take(y, "master") and proven:
                 self.lower = max(self.lower, self.objective)
