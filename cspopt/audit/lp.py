@@ -116,9 +116,10 @@ def audit(
         an earlier audit of a sub-pattern), each as cell ids and their deviations from the
         table's values. Each is checked here, and its negation too (:meth:`AttackerLP.accept`:
         its cells suppressed, within the a-priori bounds, every relation met to the
-        tolerance); one that passes proves the sides it moves past their levels, as the
-        audit's own completions do, so those cells need no LP; one that fails is ignored.
-        The verdict is the same.
+        tolerance); one that passes proves the sides it moves past their levels (under the
+        exact requirement: the cells it moves, by an integral completion where completions
+        are integer), as the audit's own completions do, so those cells need no LP; one
+        that fails is ignored. The verdict is the same.
     kept : list, optional
         Receives every completion the audit's own LPs find, as ``(cells, deviations)``:
         with the ``completions`` accepted, the proofs of a protected verdict (what
@@ -175,10 +176,10 @@ def audit(
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,
                                   tolerance))
     proofs = ()
-    if ranges == "verdict" and requirement == "interval":
+    if ranges == "verdict":
         if kept is not None:
             kept.extend(found)
-        if all(c.protected for c in results if c.sensitive):
+        if requirement == "interval" and all(c.protected for c in results if c.sensitive):
             proofs = tuple(covering_proofs(table, mask, attacker.accepted + found,
                                            np.ones(table.num_cells)) or ())
     return assemble(table, mask, results, requirement=requirement, integer=integer,

@@ -69,17 +69,30 @@ _FIRST_SLICE = 5.0
 #: runs for (beyond, its branch-and-cut overran its share and found nothing better than
 #: the elimination: docs/bench/exact.md)
 _START_SHARE, _INTERVAL_START_UP_TO = 0.2, 1_000
+#: the attacker completions the exact audits of one solve pass on (the most recent)
+_KEPT_PROOFS = 500
 
 
-def exact_audit(table, model: str, suppressed):
+def exact_audit(table, model: str, suppressed, *, proofs: list | None = None):
     """The independent audit that judges exact disclosure on any table as ``model`` states
     it: (P) on the table without its bounds, (P_N) with them, over integer completions on
-    integer tables (:func:`cspopt.audit`, the sensitive cells)."""
+    integer tables (:func:`cspopt.audit`, the sensitive cells). ``proofs`` (a list): the
+    completions earlier audits found, checked and used here (a cell one of them moves
+    needs no LP nor MIP while the pattern keeps its cells), and extended with this
+    audit's (the most recent :data:`_KEPT_PROOFS`, integral ones for integer
+    completions)."""
     model = choose_model(table, model)
     table = modelled_table(table, model)
-    return audit(table, suppressed, requirement="exact",
-                 integer=model == "PN" and table.is_integer, cells="sensitive",
-                 ranges="verdict")
+    integer = model == "PN" and table.is_integer
+    found: list = []
+    checked = audit(table, suppressed, requirement="exact", integer=integer,
+                    cells="sensitive", ranges="verdict",
+                    completions=() if proofs is None else list(proofs), kept=found)
+    if proofs is not None:
+        proofs.extend(c for c in found
+                      if not integer or np.all(np.abs(c[1] - np.round(c[1])) <= 1e-7))
+        del proofs[:-_KEPT_PROOFS]
+    return checked
 
 
 def solve_exact_cover(table, *, model: str = "auto", time_limit: float | None = None,
@@ -168,6 +181,7 @@ class _Loop:
         self.history: list[dict] = []
         self.checked = None  # the incumbent's audit
         self._last_audit: tuple[bytes, object] | None = None  # (pattern, its audit)
+        self.proofs: list = []  # the completions the audits found, for the next audits
 
     # -- patterns ----------------------------------------------------------------------
     def rooms(self, y: np.ndarray) -> np.ndarray:
@@ -186,7 +200,8 @@ class _Loop:
         before and after its pruning)."""
         key = np.packbits(np.asarray(y) > 0.5).tobytes()
         if self._last_audit is None or self._last_audit[0] != key:
-            self._last_audit = (key, exact_audit(self.original, self.model, self.cells(y)))
+            self._last_audit = (key, exact_audit(self.original, self.model, self.cells(y),
+                                                 proofs=self.proofs))
         return self._last_audit[1]
 
     def take(self, y: np.ndarray, how: str) -> bool:

@@ -80,7 +80,8 @@ class ExactAttacker:
         self._rooms = np.ones(self.cells.size)  # the room factors now in the model
         self.solves = 0
         #: per sensitive cell, the last completion that moved it (deviations over
-        #: :attr:`cells`): it still moves the cell in any pattern that keeps its cells
+        #: :attr:`cells`; any LP's, not only its own): it still moves the cell in any
+        #: pattern that keeps its cells
         self.moved_by: dict[int, np.ndarray] = {}
 
     # -- the attacker ------------------------------------------------------------------
@@ -109,8 +110,10 @@ class ExactAttacker:
             value = -float(h.getInfo().objective_function_value)
             solution = h.getSolution()
             z = np.asarray(solution.col_dual)
-            if value > MOVES:
-                self.moved_by[cell] = np.asarray(solution.col_value)
+            if value > MOVES:  # it moves every sensitive cell it deviates: each sleeps
+                moved = np.asarray(solution.col_value)
+                for other in self.cells[(np.abs(moved) > MOVES) & self.is_sensitive].tolist():
+                    self.moved_by[other] = moved
         finally:
             h.changeColCost(col, 0.0)
             h.changeColBounds(col, -self.down[col] * self._rooms[col],
