@@ -101,12 +101,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                              " (the table's sensitive cells carry protection levels)"
                              if args.requirement == "auto" else "")
                          + ": use --method lp, or --requirement exact")
-    verdict = args.verdict or args.proofs is not None or args.save_proofs is not None
-    if verdict and (args.method == "graph" or requirement != "interval"):
-        given = next(f for f, v in (("--verdict", args.verdict), ("--proofs", args.proofs),
-                                    ("--save-proofs", args.save_proofs)) if v)
+    proofs = args.proofs is not None or args.save_proofs is not None
+    verdict = args.verdict or proofs
+    if verdict and (args.method == "graph" or (proofs and requirement != "interval")):
+        given = next(f for f, v in (("--proofs", args.proofs),
+                                    ("--save-proofs", args.save_proofs),
+                                    ("--verdict", args.verdict)) if v)
         raise InputError(f"{given} decides the interval requirement with attacker LPs: "
-                         "give --requirement interval and --method lp")
+                         "give --requirement interval and --method lp" if proofs else
+                         "--verdict decides with attacker LPs: give --method lp")
     completions = _read_proofs(args)
     if args.method == "graph":
         result = graph_audit(table, ids, integer=integer)
@@ -424,9 +427,9 @@ def _table_commands(sub, verbose: argparse.ArgumentParser) -> None:
     p.add_argument("--integer", choices=["auto", "yes", "no"], default="auto",
                    help="judge exact disclosure over integer completions")
     p.add_argument("--verdict", action="store_true",
-                   help="interval requirement: decide with as few attacker LPs as other "
-                        "cells' completions allow; only the sensitive cells are reported, "
-                        "their interval ends null where not computed")
+                   help="decide with as few attacker LPs as other cells' completions "
+                        "allow (exact: one moving side per cell); only the sensitive cells "
+                        "are reported, their interval ends null where not computed")
     _proofs_options(p, read=True)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_audit)

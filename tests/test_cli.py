@@ -42,10 +42,14 @@ def test_audit_exit_codes_and_json(capsys, tmp_path):
         (["info", "table.xlsx"], "unknown table format"),
         (["audit", str(INSTANCES / "pp_shadow.jj"), "--method", "graph", "--requirement",
           "exact"], "not a network"),
-        (["audit", EX1, "--requirement", "exact", "--verdict"],
-         "--verdict decides the interval requirement"),
+        (["audit", EX1, "--requirement", "exact", "--method", "graph", "--verdict"],
+         "--verdict decides with attacker LPs"),
+        (["audit", EX1, "--requirement", "exact", "--save-proofs", "p.npz"],
+         "--save-proofs decides the interval requirement"),
         (["solve", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact", "--method",
           "lagrangian"], "solved by method 'auto' or 'branch-and-cut' (cover cuts)"),
+        (["bound", str(INSTANCES / "pp_shadow.jj"), "--protection", "exact", "--method",
+          "lp"], "bound method 'lp' of exact disclosure is stated on 2-D tables"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):

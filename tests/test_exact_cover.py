@@ -13,7 +13,7 @@ from oracles import brute_force, cube_table, small_cube
 import cspopt
 from cspopt.audit import audit
 from cspopt.cli import main
-from cspopt.errors import InfeasibleProtectionError, InputError
+from cspopt.errors import InfeasibleProtectionError, InputError, NotNetworkError
 from cspopt.io import write_table
 from cspopt.models.exact.cover import ExactAttacker
 from cspopt.table.generators import hierarchical_2d
@@ -103,8 +103,15 @@ def test_a_cell_no_pattern_protects_is_named():
 
 
 def test_lagrangian_options_are_refused_beyond_2d():
+    cube = _exact(small_cube())
     with pytest.raises(InputError, match="dual"):
-        cspopt.solve(_exact(small_cube()), protection="exact", dual="subgradient")
+        cspopt.solve(cube, protection="exact", dual="subgradient")
+    with pytest.raises(InputError, match="max_iterations"):
+        cspopt.solve(cube, protection="exact", max_iterations=5)
+    for method in ("lp", "lagrangian"):
+        with pytest.raises(NotNetworkError, match=f"bound method '{method}'.*'auto' or 'mip'"):
+            cspopt.bound(cube, protection="exact", method=method)
+    assert cspopt.bound(cube, protection="exact", method="mip").lower_bound > 0
 
 
 def test_the_command_solves_exact_disclosure_on_a_3d_table(tmp_path, capsys):

@@ -18,7 +18,7 @@ from cspopt.audit import interval_verdict
 from cspopt.bounds import capacity_bound
 from cspopt.bounds.lagrangian import Multipliers
 from cspopt.budget import Budget
-from cspopt.errors import InputError
+from cspopt.errors import InputError, NotNetworkError
 from cspopt.methods import (
     SUBTABLE_OPTIONS,
     heuristic_names,
@@ -190,7 +190,8 @@ def solve(
                                verbose=verbose, progress=progress, start=start)
     if instance is None and method in ("auto", "branch-and-cut") and not table.is_network:
         return _solve_exact_linear(table, model, options, multipliers=multipliers, dual=dual,
-                                   time_limit=time_limit, gap=gap, start=start, progress=progress)
+                                   max_iterations=max_iterations, time_limit=time_limit,
+                                   gap=gap, start=start, progress=progress)
     if method == "mip":
         return solve_exact(table, model=model, relax=relax, solver=solver, route=route,
                            time_limit=time_limit, gap=gap, threads=threads, verbose=verbose,
@@ -205,7 +206,7 @@ def solve(
 
 
 def _solve_exact_linear(table, model: str, options: Mapping, *, multipliers, dual,
-                        time_limit, gap, start, progress) -> SolveResult:
+                        max_iterations, time_limit, gap, start, progress) -> SolveResult:
     """:func:`solve` for exact disclosure on a table that is not a network (3-D,
     hierarchical, linked): the cover cuts' cutting-plane solve
     (:func:`~cspopt.solving.exact_cover.solve_exact_cover`), which has no Lagrangian and no
@@ -213,6 +214,7 @@ def _solve_exact_linear(table, model: str, options: Mapping, *, multipliers, dua
     from cspopt.solving.exact_cover import solve_exact_cover
 
     for name, value in (("multipliers", multipliers), ("dual", dual),
+                        ("max_iterations", max_iterations),
                         ("tau", options.get("tau", OPTIONS["tau"].default))):
         if value is None or (name != "multipliers" and value == OPTIONS[name].default):
             continue
@@ -328,6 +330,10 @@ def bound(
 
         return _bound_only(solve_exact_cover(table, model=model, time_limit=time_limit,
                                              **_cover_options(options)))
+    if instance is None and not table.is_network:
+        raise NotNetworkError(f"bound method {method!r} of exact disclosure is stated on 2-D "
+                              "tables ((P)/(P_N)); on this table the bound is the cover cuts' "
+                              "(method 'auto' or 'mip')")
     if method == "lp":
         return solve_exact(table, model=model, relax=True, time_limit=time_limit,
                            instance=instance, **options)
