@@ -31,6 +31,9 @@ _IN_SPAN = 1e-8
 #: a sensitive row whose part outside the span falls below this (squared, relative) gets
 #: that part recomputed, not downdated: the downdate's round-off would decide it
 _RECOMPUTE = 1e-6
+#: a row whose projection off the span keeps less than this part of its norm is projected
+#: again
+_CANCELLED = 0.7
 #: the most entries (cells x kernel dimension) the dense elimination takes on (400 MB)
 DENSE_LIMIT = 50_000_000
 
@@ -94,45 +97,48 @@ class _Elimination:
     def _block(self, cells: np.ndarray, whatever: bool) -> np.ndarray:
         rows = self.rows[cells]
         span = self.span[:self.size]
-        residual = rows
-        for _ in range(2):  # twice: Gram-Schmidt keeps its orthogonality so
-            residual = residual - (residual @ span.T) @ span
+        residual = rows - (rows @ span.T) @ span
+        # again where the projection cancelled much of a row: Gram-Schmidt keeps its
+        # orthogonality so ("twice is enough", Parlett 1980 §6.9)
+        again = (np.linalg.norm(residual, axis=1)
+                 < _CANCELLED * np.linalg.norm(rows, axis=1))
+        if again.any():
+            residual[again] -= (residual[again] @ span.T) @ span
         products = self.outside @ residual.T  # (sensitive x block)
-        new, along = [], []  # the block's new directions, and the outside rows' parts
+        # the block's new directions, and the sensitive rows' parts along each
+        new = np.empty((cells.size, rows.shape[1]))
+        along = np.empty((cells.size, self.outside.shape[0]))
+        m = 0
         left = self.left
         done = np.zeros(cells.size, dtype=bool)
         for j in range(cells.size):
             r = residual[j]
-            if new:  # off the block's new directions, twice too
-                basis = np.asarray(new)
-                weights = basis @ r
-                r = r - weights @ basis
-                again = basis @ r
-                r = r - again @ basis
-                weights = weights + again
+            weights = np.zeros(m)
+            for _ in range(2 if m else 0):  # off the block's new directions, twice too
+                again = new[:m] @ r
+                r = r - again @ new[:m]
+                weights += again
             length = np.linalg.norm(r)
             if length <= _IN_SPAN * max(np.linalg.norm(rows[j]), 1e-300):
                 done[j] = True  # already known from the published cells
                 continue
-            product = products[:, j] - (np.asarray(along).T @ weights if new else 0.0)
-            product = product / length
+            q = r / length
+            product = (products[:, j] - along[:m].T @ weights) / length
             after = left - product * product
             close = after <= _RECOMPUTE * self.scale ** 2  # round-off could decide these
             if close.any():
-                exact = self.outside[close] - (
-                    (np.asarray(along)[:, close].T @ np.asarray(new) if new else 0.0)
-                    + np.outer(product[close], r / length))
+                exact = (self.outside[close] - along[:m, close].T @ new[:m]
+                         - np.outer(product[close], q))
                 after[close] = np.einsum("ij,ij->i", exact, exact)
             if not whatever and np.any(after <= (_IN_SPAN * self.scale) ** 2):
                 continue
-            new.append(r / length)
-            along.append(product)
+            new[m], along[m] = q, product
+            m += 1
             left = after
             done[j] = True
-        if new:
-            basis = np.asarray(new)
-            self.span[self.size:self.size + len(new)] = basis
-            self.size += len(new)
-            self.outside -= np.asarray(along).T @ basis
+        if m:
+            self.span[self.size:self.size + m] = new[:m]
+            self.size += m
+            self.outside -= along[:m].T @ new[:m]
             self.left = np.einsum("ij,ij->i", self.outside, self.outside)
         return done
