@@ -332,8 +332,10 @@ def test_tabulated_sums_carry_the_records_decimals():
       "interval"], "--method graph decides exact disclosure only"),
     (["audit", "{ex1}", "--suppress", "4,10,11", "--method", "graph"],
      "--method graph decides exact disclosure only"),
-    (["audit", "{ex1}", "--suppress", "4,10,11", "--verdict", "--requirement", "exact"],
-     "--verdict decides the interval requirement"),
+    (["audit", "{ex1}", "--suppress", "4,10,11", "--verdict", "--requirement", "exact",
+      "--method", "graph"], "--verdict decides with attacker LPs"),
+    (["audit", "{ex1}", "--suppress", "4,10,11", "--proofs", "p.npz", "--requirement",
+      "exact"], "--proofs decides the interval requirement"),
     (["solve", "{ex1}", "--method", "castro", "--gap", "0.5"], "gap (--gap)"),
 ])
 def test_option_pairs_that_do_not_go_together_are_refused(args, words):
