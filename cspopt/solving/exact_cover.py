@@ -262,6 +262,14 @@ class _Loop:
                 return found
         return self.attacker.no_good(rooms)
 
+    def neighbours(self, y: np.ndarray, cell: int) -> np.ndarray:
+        """The candidates ``y`` publishes that share a relation with ``cell``, else every
+        candidate it publishes (the no-good's cells)."""
+        a = self.table.relation_matrix
+        rows = a[:, [cell]].nonzero()[0]
+        near = np.intersect1d(np.unique(a[rows].nonzero()[1]), self.cells(1.0 - y))
+        return near if near.size else self.attacker.no_good(self.rooms(y))
+
     def separate(self, y: np.ndarray) -> int:
         """Cuts for every cell computable at the 0/1 point ``y``; their number."""
         rooms = self.rooms(y)
@@ -380,7 +388,8 @@ class _Loop:
         if found is None:  # a table too large for the dense elimination
             return
         found = found.astype(float)
-        if self.weights @ found < self.objective - 1e-9 and not self.take(found, how):
+        if (self.weights @ found < self.objective - 1e-9 and not self.budget.expired()
+                and not self.take(found, how)):
             self.complete(found)  # cheaper, but a bound leaves a cell computable
 
     def complete(self, y: np.ndarray) -> None:
@@ -389,12 +398,19 @@ class _Loop:
         first (delete-and-check), within a share of the time left."""
         y = y.copy()
         while not self.budget.expired():
-            stuck = self.attacker.computed(self.rooms(y))
+            stuck = self.attacker.computed(self.rooms(y), self.budget)
+            cut_for = self.cut_at
+            if not stuck.size and self.integer and not self.budget.expired():
+                # the LP moves every cell, an integer completion not all: a neighbour more
+                stuck = np.asarray(self.judged(y).exposed, dtype=np.int64)
+                cut_for = self.neighbours
             if not stuck.size:
                 break
             for cell in stuck.tolist():
-                cut = np.searchsorted(self.candidates, self.cut_at(y, cell))
-                if not np.any(y[cut] > 0.5):
+                if self.budget.expired():
+                    return
+                cut = np.searchsorted(self.candidates, cut_for(y, cell))
+                if cut.size and not np.any(y[cut] > 0.5):
                     y[cut[np.argmin(self.weights[cut])]] = 1.0
         else:
             return
