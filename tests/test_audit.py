@@ -235,6 +235,10 @@ def test_exact_verdict_decides_as_the_exact_audit(integer):
         quick = audit(table, pattern, requirement="exact", integer=integer,
                       cells="sensitive", ranges="verdict")
         assert quick.protected == full.protected and quick.exposed == full.exposed
+        first = audit(table, pattern, requirement="exact", integer=integer,
+                      cells="sensitive", ranges="verdict", first_exposed=True)
+        assert first.protected == full.protected
+        assert first.exposed == full.exposed[:1]
         for got, want in zip(quick.cells, full.cells):
             assert got.cell == want.cell and got.protected == want.protected
             assert got.can_decrease <= want.can_decrease

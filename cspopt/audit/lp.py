@@ -82,6 +82,7 @@ def audit(
     small_lps: bool = True,
     completions: Iterable = (),
     kept: list | None = None,
+    first_exposed: bool = False,
 ) -> AuditResult:
     """Audit a suppression pattern by solving the attacker's LPs.
 
@@ -124,6 +125,10 @@ def audit(
         Receives every completion the audit's own LPs find, as ``(cells, deviations)``:
         with the ``completions`` accepted, the proofs of a protected verdict (what
         :func:`cspopt.solving.unmoved.publish_unmoved` cleans a pattern by).
+    first_exposed : bool
+        With ``ranges="verdict"``: stop at the first sensitive cell found exposed (the
+        result then judges the cells up to it): the verdict alone, where proving each
+        exposed cell exposed costs most (two attacker MIPs each, for integer completions).
 
     Returns
     -------
@@ -171,6 +176,8 @@ def audit(
         if ranges == "verdict" and table.sensitive[cell]:
             results.append(attacker.verdict(cell, tolerance) if requirement == "interval"
                            else attacker.exact_verdict(cell, integer_steps, tolerance))
+            if first_exposed and not results[-1].protected:
+                break
             continue
         low, high, can_dec, can_inc = attacker.interval(cell, integer_steps, tolerance)
         results.append(judge_cell(table, cell, low, high, can_dec, can_inc, requirement,

@@ -73,21 +73,24 @@ _START_SHARE, _INTERVAL_START_UP_TO = 0.2, 1_000
 _KEPT_PROOFS = 500
 
 
-def exact_audit(table, model: str, suppressed, *, proofs: list | None = None):
+def exact_audit(table, model: str, suppressed, *, proofs: list | None = None,
+                first_exposed: bool = False):
     """The independent audit that judges exact disclosure on any table as ``model`` states
     it: (P) on the table without its bounds, (P_N) with them, over integer completions on
     integer tables (:func:`cspopt.audit`, the sensitive cells). ``proofs`` (a list): the
     completions earlier audits found, checked and used here (a cell one of them moves
     needs no LP nor MIP while the pattern keeps its cells), and extended with this
     audit's (the most recent :data:`_KEPT_PROOFS`, integral ones for integer
-    completions)."""
+    completions). ``first_exposed``: the verdict alone, stopped at the first exposed
+    cell (:func:`cspopt.audit`)."""
     model = choose_model(table, model)
     table = modelled_table(table, model)
     integer = model == "PN" and table.is_integer
     found: list = []
     checked = audit(table, suppressed, requirement="exact", integer=integer,
                     cells="sensitive", ranges="verdict",
-                    completions=() if proofs is None else list(proofs), kept=found)
+                    completions=() if proofs is None else list(proofs), kept=found,
+                    first_exposed=first_exposed)
     if proofs is not None:
         proofs.extend(c for c in found
                       if not integer or np.all(np.abs(c[1] - np.round(c[1])) <= 1e-7))
@@ -195,13 +198,13 @@ class _Loop:
         return self.candidates[np.asarray(y) > 0.5]
 
     def judged(self, y: np.ndarray):
-        """The independent audit of the 0/1 point ``y`` (the last one remembered: a master
-        point is judged by the separation, the incumbent's rule and the no-good's, a start
-        before and after its pruning)."""
+        """The independent audit's verdict on the 0/1 point ``y``, stopped at its first
+        exposed cell (the last one remembered: a master point is judged by the separation,
+        the incumbent's rule and the no-good's, a start before and after its pruning)."""
         key = np.packbits(np.asarray(y) > 0.5).tobytes()
         if self._last_audit is None or self._last_audit[0] != key:
             self._last_audit = (key, exact_audit(self.original, self.model, self.cells(y),
-                                                 proofs=self.proofs))
+                                                 proofs=self.proofs, first_exposed=True))
         return self._last_audit[1]
 
     def take(self, y: np.ndarray, how: str) -> bool:
