@@ -61,8 +61,8 @@ log = logging.getLogger(__name__)
 _ROOT_SHARE, _ROOT_ROUNDS = 0.3, 50
 #: a cut is violated at a fractional point when its left side is below 1 by this much
 _VIOLATED = 1e-6
-#: the share of the time left a completion's delete-and-check may take
-_PRUNE_SHARE = 0.2
+#: the share of the time limit a completion may take, and then its delete-and-check
+_COMPLETE_SHARE, _PRUNE_SHARE = 0.2, 0.2
 #: seconds of the first MIP of the master loop (doubled while its points bring no cut)
 _FIRST_SLICE = 5.0
 #: the share of the time limit the interval start may take, and the most candidates it
@@ -397,20 +397,21 @@ class _Loop:
 
     def complete(self, y: np.ndarray) -> None:
         """A safe pattern from ``y``: each computable cell's cut gets its cheapest cell
-        until none is left, then the suppressions that protect nothing are dropped, dearest
-        first (delete-and-check), within a share of the time left."""
+        until none is left, within a share of the time limit, then the suppressions that
+        protect nothing are dropped, dearest first (delete-and-check)."""
         y = y.copy()
-        while not self.budget.expired():
-            stuck = self.attacker.computed(self.rooms(y), self.budget)
+        share = self.budget.share(_COMPLETE_SHARE)
+        while not share.expired():
+            stuck = self.attacker.computed(self.rooms(y), share)
             cut_for = self.cut_at
-            if not stuck.size and self.integer and not self.budget.expired():
+            if not stuck.size and self.integer and not share.expired():
                 # the LP moves every cell, an integer completion not all: a neighbour more
                 stuck = np.asarray(self.judged(y).exposed, dtype=np.int64)
                 cut_for = self.neighbours
             if not stuck.size:
                 break
             for cell in stuck.tolist():
-                if self.budget.expired():
+                if share.expired():
                     return
                 cut = np.searchsorted(self.candidates, cut_for(y, cell))
                 if cut.size and not np.any(y[cut] > 0.5):
