@@ -126,9 +126,8 @@ def audit(
         with the ``completions`` accepted, the proofs of a protected verdict (what
         :func:`cspopt.solving.unmoved.publish_unmoved` cleans a pattern by).
     first_exposed : bool
-        With ``ranges="verdict"``: stop at the first sensitive cell found exposed (the
-        result then judges the cells up to it): the verdict alone, where proving each
-        exposed cell exposed costs most (two attacker MIPs each, for integer completions).
+        With ``ranges="verdict"``: stop at the first exposed cell (the verdict alone; an
+        exposed cell costs most: two attacker MIPs, for integer completions).
 
     Returns
     -------
@@ -162,14 +161,12 @@ def audit(
     attacker = AttackerLP(table, mask)
     found = []  # the verdict's own completions: with those accepted, its proofs
     attacker.kept = found if ranges == "verdict" else kept
-    if ranges == "verdict":
-        attacker.accept(completions, tolerance)
+    attacker.accept(completions, tolerance)  # what they prove, only the verdict reads
     if ranges == "verdict" and requirement == "interval":
         if small_lps and attacker.columns.size >= LOCAL_AUDIT_FROM:
             attacker.prove_locally(targets[table.sensitive[targets]], tolerance)
         attacker.prove_together(targets[table.sensitive[targets]], tolerance)
-    # the interval requirement is judged on the LP range alone: integer steps (an attacker
-    # MIP per cell with a fractional LP optimum) only decide exact disclosure
+    # integer steps (an attacker MIP per fractional LP optimum) decide exact disclosure only
     integer_steps = integer and requirement == "exact"
     results = []
     for cell in targets.tolist():
