@@ -13,10 +13,10 @@ rounds of the LP relaxation separated at its fractional points (the root), then 
 over the cuts found so far (HiGHS), its optimum checked by the attacker and, where a cell is
 computable, cut off and solved again. Every master optimum is a valid lower bound (the
 master is a relaxation), and a master solution that the independent audit accepts is
-optimal. The incumbents come from Gaussian elimination (:mod:`cspopt.heuristics.
-elimination`, GaussSuppression's idea): first in its own order (the dearest cells published
-first), then publishing first the cells the root's LP point and each master point suppress
-least; where a bound leaves a cell computable, the pattern is completed (each computable
+optimal. The root comes first (the bound), then the incumbents, from Gaussian elimination
+(:mod:`cspopt.heuristics.elimination`, GaussSuppression's idea): in its own order (the
+dearest cells published first), then publishing first the cells the root's LP point and
+each master point suppress least; where a bound leaves a cell computable, the pattern is completed (each computable
 cell's cut gets its cheapest cell) and pruned (delete-and-check, Almeida, Schütz &
 Carvalho 2008 §5). On tables of up to :data:`_INTERVAL_START_UP_TO` candidates, the
 interval branch-and-cut's pattern for width-1 intervals is tried too. For integer
@@ -145,13 +145,15 @@ def solve_exact_cover(table, *, model: str = "auto", time_limit: float | None = 
         if mip_start is not None:
             start = np.isin(loop.candidates, np.asarray(list(mip_start), dtype=np.int64))
             loop.take_pruned(start.astype(float), "start")
+    with budget.phase("root"):  # the bound first: a start's completion can take long
+        loop.root()
     with budget.phase("elimination"):  # GaussSuppression's order: dearest published first
         loop.eliminated(np.zeros(loop.candidates.size), "elimination")
+        if loop.root_point is not None and not budget.expired():
+            loop.eliminated(loop.root_point, "root elimination")
     if loop.candidates.size <= _INTERVAL_START_UP_TO:
         with budget.phase("interval_start"):
             loop.interval_start(published)
-    with budget.phase("root"):
-        loop.root()
     with budget.phase("master"):
         loop.master()
     return loop.result()
@@ -185,6 +187,7 @@ class _Loop:
         self.checked = None  # the incumbent's audit
         self._last_audit: tuple[bytes, object] | None = None  # (pattern, its audit)
         self.proofs: list = []  # the completions the audits found, for the next audits
+        self.root_point: np.ndarray | None = None  # the root's last LP point
 
     # -- patterns ----------------------------------------------------------------------
     def rooms(self, y: np.ndarray) -> np.ndarray:
@@ -332,8 +335,7 @@ class _Loop:
                     break
         finally:
             set_integrality(h, True)
-        if y is not None and not self.budget.expired():
-            self.eliminated(y, "root elimination")
+        self.root_point = y
 
     def master(self) -> None:
         """The MIP over the cuts, its points checked and cut off until the audit accepts an
