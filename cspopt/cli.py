@@ -321,7 +321,8 @@ def _cmd_protect(args: argparse.Namespace) -> int:
                         response=args.response, rules=args.rule, hierarchies=hierarchies,
                         costs=args.costs, total=args.total, holding=args.holding,
                         protection=args.protection, zeros=args.zeros,
-                        encoding=args.encoding, method=args.method, time_limit=args.time_limit, **options)
+                        encoding=args.encoding, method=args.method,
+                        time_limit=args.time_limit, **options)
     if args.output:
         protected.write(args.output)
     _write_proofs(args, protected.result.audit)

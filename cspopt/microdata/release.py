@@ -289,9 +289,9 @@ def protect_many(data, tables: Sequence[TableRequest | Mapping], *,
     Each table is a :class:`TableRequest` or a mapping of its keys (:func:`table_request`:
     ``name``, ``dimensions``, ``response``, ``rules``, ``hierarchies``, ``costs``,
     ``total``, ``holding``, ``protection``, ``zeros``, ``method``, ``time_limit`` (the
-    table's solve), ``output`` and the solver's options). Tables of the same response share cells, so they
-    are protected jointly, as linked tables, and must agree on :data:`SHARED_KEYS` and
-    on the hierarchy of each dimension they have in common; the
+    table's solve), ``output`` and the solver's options). Tables of the same response share
+    cells, so they are protected jointly, as linked tables, and must agree on
+    :data:`SHARED_KEYS` and on the hierarchy of each dimension they have in common; the
     others are independent and run side by side on ``workers`` processes (a local Dask
     cluster) or on the cluster at ``scheduler``. Every table is tabulated and its rules
     and hierarchies are checked against the data before the first solve; a table whose

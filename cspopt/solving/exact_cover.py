@@ -16,13 +16,13 @@ master is a relaxation), and a master solution that the independent audit accept
 optimal. The root comes first (the bound), then the incumbents, from Gaussian elimination
 (:mod:`cspopt.heuristics.elimination`, GaussSuppression's idea): in its own order (the
 dearest cells published first), then publishing first the cells the root's LP point and
-each master point suppress least; where a bound leaves a cell computable, the pattern is completed (each computable
-cell's cut gets its cheapest cell) and pruned (delete-and-check, Almeida, Schütz &
-Carvalho 2008 §5). On tables of up to :data:`_INTERVAL_START_UP_TO` candidates, the
-interval branch-and-cut's pattern for width-1 intervals is tried too. For integer
-completions ((P_N) on an integer table), a
-cell the LP moves but no integer completion does is cut off by the no-good cut (its
-suppressions' complement), valid because fewer suppressions never protect more.
+each master point suppress least; where a bound leaves a cell computable, the pattern is
+completed (each computable cell's cut gets its cheapest cell) and pruned (delete-and-check,
+Almeida, Schütz & Carvalho 2008 §5). On tables of up to :data:`_INTERVAL_START_UP_TO`
+candidates, the interval branch-and-cut's pattern for width-1 intervals is tried too. For
+integer completions ((P_N) on an integer table), a cell the LP moves but no integer
+completion does is cut off by the no-good cut (its suppressions' complement), valid
+because fewer suppressions never protect more.
 
 Complexity per round: two LPs per sensitive cell over the suppressible cells, and one MIP.
 """
