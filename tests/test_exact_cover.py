@@ -139,6 +139,21 @@ def test_the_exact_benchmark_runs_table_files():
         assert "gauss_cost" not in row or row["cost"] <= row["gauss_cost"]
 
 
+def test_the_benchmark_count_tables_are_hierarchical_frequency_tables():
+    """``cspopt bench exact --counts``: seeded count tables, sensitive by FREQ(3,10), empty
+    cells as each case says."""
+    from cspopt.bench.exact import COUNT_CASES, count_table
+
+    for name in ("counts-3d-585", "counts-3d-585-zeros"):
+        table = count_table(name)
+        empty = table.values == 0
+        assert table.num_cells == 585 and not table.is_network and empty.any()
+        assert np.all((table.values[table.sensitive] < 3) | empty[table.sensitive])
+        protected = COUNT_CASES[name][3] == "protected"
+        assert table.sensitive[empty].all() == protected
+        assert table.must_publish[empty].all() != protected
+
+
 def test_gaussian_elimination_peer_publishes_no_determined_cell():
     """GaussSuppression (R) on a 3-D table through the benchmark's driver: its pattern
     leaves no sensitive cell a linear combination of the published ones (the exact audit
