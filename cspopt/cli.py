@@ -101,15 +101,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                              " (the table's sensitive cells carry protection levels)"
                              if args.requirement == "auto" else "")
                          + ": use --method lp, or --requirement exact")
-    proofs = args.proofs is not None or args.save_proofs is not None
-    verdict = args.verdict or proofs
-    if verdict and (args.method == "graph" or (proofs and requirement != "interval")):
-        given = next(f for f, v in (("--proofs", args.proofs),
-                                    ("--save-proofs", args.save_proofs),
-                                    ("--verdict", args.verdict)) if v)
-        raise InputError(f"{given} decides the interval requirement with attacker LPs: "
-                         "give --requirement interval and --method lp" if proofs else
-                         "--verdict decides with attacker LPs: give --method lp")
+    proofs = _proofs_flags(args)
+    if proofs and (args.method == "graph" or requirement != "interval"):
+        raise InputError(f"{proofs[0]} decides the interval requirement with attacker LPs: "
+                         "give --requirement interval and --method lp")
+    if args.verdict and args.method == "graph":
+        raise InputError("--verdict decides with attacker LPs: give --method lp")
+    verdict = args.verdict or bool(proofs)
     completions = _read_proofs(args)
     if args.method == "graph":
         result = graph_audit(table, ids, integer=integer)
@@ -138,6 +136,12 @@ def _proofs_options(p: argparse.ArgumentParser, *, read: bool) -> None:
                         "completions any audit checks without an LP (a later --proofs)")
 
 
+def _proofs_flags(args: argparse.Namespace) -> list[str]:
+    """The proofs options given: ``--proofs`` (where the command has it), ``--save-proofs``."""
+    return [flag for flag, value in (("--proofs", getattr(args, "proofs", None)),
+                                     ("--save-proofs", args.save_proofs)) if value is not None]
+
+
 def _read_proofs(args: argparse.Namespace, protection: str = "interval") -> list:
     """The proofs ``--proofs`` names (``None`` without it); ``--save-proofs``' file is checked
     writable here, before any work, and both are refused where ``protection`` (resolved) is
@@ -145,8 +149,7 @@ def _read_proofs(args: argparse.Namespace, protection: str = "interval") -> list
     from cspopt.audit.proofs import load_proofs
     from cspopt.io import check_writable
 
-    given = [f for f, v in (("--proofs", getattr(args, "proofs", None)),
-                            ("--save-proofs", args.save_proofs)) if v is not None]
+    given = _proofs_flags(args)
     if given and protection != "interval":
         raise InputError(f"{given[0]}: proofs (attacker completions) come with interval "
                          "protection; this run judges exact disclosure")

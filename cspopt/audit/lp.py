@@ -50,14 +50,19 @@ from cspopt.backends.highs import Resolver, new_highs
 from cspopt.errors import InputError, SolverError
 from cspopt.table.neighbourhood import closure
 
-__all__ = ["audit", "audit_seconds", "interval_verdict", "unproven_cells", "AttackerLP",
-           "LOCAL_AUDIT_FROM"]
+__all__ = ["audit", "audit_seconds", "interval_verdict", "unproven_cells", "is_integral",
+           "AttackerLP", "LOCAL_AUDIT_FROM"]
 
 _MIN, _MAX = highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize
 _STATUS = highspy.HighsModelStatus
 _PRIMAL_SIMPLEX = 4  # HiGHS option simplex_strategy
 #: a completion whose deviations are all this close to integers is an integer completion
 _INTEGRAL = 1e-7
+
+
+def is_integral(x: np.ndarray) -> bool:
+    """Is completion ``x`` (deviations) an integer one, up to :data:`_INTEGRAL`?"""
+    return bool(np.all(np.abs(x - np.round(x)) <= _INTEGRAL))
 #: sides an LP over many cells must prove to be worth another round: it takes about as long
 #: as this many single-cell LPs
 _WORTH_AN_LP = 10
@@ -328,9 +333,8 @@ class AttackerLP:
         status = self._resolver.run()
         try:
             if status == _STATUS.kOptimal:
-                x = self._record(np.asarray(h.getSolution().col_value))
-                integral = bool(np.all(np.abs(x - np.round(x)) <= _INTEGRAL))
-                return float(x[col]), integral
+                x = np.asarray(h.getSolution().col_value)
+                return float(x[col]), self._record(x)
             if status in (_STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
                 # d = 0 is always feasible, so "unbounded or infeasible" means unbounded
                 if sense == _MIN:
@@ -343,17 +347,19 @@ class AttackerLP:
         finally:
             h.changeColCost(col, 0.0)
 
-    def _record(self, x: np.ndarray) -> np.ndarray:
-        """Widen the moves seen so far by completion ``x`` (deviations); returns ``x``."""
+    def _record(self, x: np.ndarray) -> bool:
+        """Widen the moves seen so far by completion ``x`` (deviations); whether it is an
+        integer completion."""
+        integral = is_integral(x)
         np.maximum(self.reached_high, x, out=self.reached_high)
         np.minimum(self.reached_low, x, out=self.reached_low)
-        if np.all(np.abs(x - np.round(x)) <= _INTEGRAL):
+        if integral:
             np.maximum(self.integral_high, x, out=self.integral_high)
             np.minimum(self.integral_low, x, out=self.integral_low)
         if self.kept is not None:
             moved = np.flatnonzero(x)
             self.kept.append((self.columns[moved], x[moved]))
-        return x
+        return integral
 
     def accept(self, completions: Iterable, tolerance: float) -> int:
         """Record the completions given from elsewhere that this attacker checks to be
@@ -384,18 +390,20 @@ class AttackerLP:
             lower, upper, room = self.lower[where], self.upper[where], slack[where]
             for d in (deviations, -deviations):  # outside ``where`` both are 0
                 if np.all(d >= lower - room) and np.all(d <= upper + room):
-                    self._widen(where, d, d)
-                    if np.all(np.abs(d - np.round(d)) <= _INTEGRAL):
-                        self.integral_high[where] = np.maximum(self.integral_high[where], d)
-                        self.integral_low[where] = np.minimum(self.integral_low[where], d)
+                    self._widen(where, d, d, integral=is_integral(d))
                     self.accepted.append((cells, d))
                     accepted += 1
         return accepted
 
-    def _widen(self, where: np.ndarray, high: np.ndarray, low: np.ndarray) -> None:
-        """Widen the moves seen so far of columns ``where`` to ``high`` and ``low``."""
+    def _widen(self, where: np.ndarray, high: np.ndarray, low: np.ndarray, *,
+               integral: bool = False) -> None:
+        """Widen the moves seen so far of columns ``where`` to ``high`` and ``low`` (those
+        of the integer completions too, where they come from one: ``integral``)."""
         self.reached_high[where] = np.maximum(self.reached_high[where], high)
         self.reached_low[where] = np.minimum(self.reached_low[where], low)
+        if integral:
+            self.integral_high[where] = np.maximum(self.integral_high[where], high)
+            self.integral_low[where] = np.minimum(self.integral_low[where], low)
 
     def _integer_step_exists(self, col: int, upward: bool) -> bool:
         """Is there an integer completion with ``d_col >= 1`` (``upward``) or ``<= -1``?"""

@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cspopt.audit import audit
+from cspopt.audit.lp import is_integral
 from cspopt.backends.highs import (
     INF,
     OPTIMAL,
@@ -92,8 +93,7 @@ def exact_audit(table, model: str, suppressed, *, proofs: list | None = None,
                     completions=() if proofs is None else list(proofs), kept=found,
                     first_exposed=first_exposed)
     if proofs is not None:
-        proofs.extend(c for c in found
-                      if not integer or np.all(np.abs(c[1] - np.round(c[1])) <= 1e-7))
+        proofs.extend(c for c in found if not integer or is_integral(c[1]))
         del proofs[:-_KEPT_PROOFS]
     return checked
 
